@@ -1,0 +1,79 @@
+/**
+ * Layering rules of the design card, enforced in CI (`pnpm run depcheck`).
+ *   transport-stdio  framing only: imports nothing of ours
+ *   termhost         processes and bytes: no protocol, transport or policy
+ *   core             protocols: the termhost's public API (ports), no adapters
+ *   policy           judges and records: the termhost's public API only; its
+ *                    domain code does not import its own adapters
+ *   cli              the composition root: may import everything
+ */
+const pkg = (name) => `^(packages/${name}/|@termgate/${name}$)`;
+const inside = (name, sub) => `^packages/${name}/src/${sub}`;
+const protocolLibs = '(@modelcontextprotocol|@agentclientprotocol)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'termhost-knows-no-protocol',
+      severity: 'error',
+      from: { path: pkg('termhost') },
+      to: { path: [pkg('core'), pkg('transport-stdio'), pkg('policy'), pkg('cli'), protocolLibs] },
+    },
+    {
+      name: 'transport-is-framing-only',
+      severity: 'error',
+      from: { path: pkg('transport-stdio') },
+      to: { path: [pkg('core'), pkg('termhost'), pkg('policy'), pkg('cli'), protocolLibs] },
+    },
+    {
+      name: 'core-uses-termhost-ports-only',
+      severity: 'error',
+      from: { path: pkg('core') },
+      to: { path: [inside('termhost', 'adapters/'), pkg('policy'), pkg('cli'), inside('transport-stdio', 'adapters/'), 'cross-spawn', 'node:child_process'] },
+    },
+    {
+      name: 'policy-imports-no-adapter',
+      severity: 'error',
+      from: { path: pkg('policy'), pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')] },
+      to: { path: ['/adapters/', pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs] },
+    },
+    {
+      name: 'policy-adapters-use-no-foreign-adapter',
+      severity: 'error',
+      from: { path: inside('policy', 'adapters/') },
+      to: { path: [inside('termhost', 'adapters/'), pkg('core'), pkg('transport-stdio'), pkg('cli')] },
+    },
+    {
+      name: 'only-cli-is-a-composition-root',
+      comment: 'inversify belongs to the composition root alone.',
+      severity: 'error',
+      from: { path: '^packages/(termhost|core|policy|transport-stdio)/src/' },
+      to: { path: '(inversify|@inversifyjs)' },
+    },
+    {
+      name: 'no-unresolvable',
+      comment: 'An import that cannot be resolved cannot be checked: it fails the build instead.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.test.json' },
+    combinedDependencies: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+  },
+};
