@@ -29,13 +29,27 @@ module.exports = {
       name: 'core-uses-termhost-ports-only',
       severity: 'error',
       from: { path: pkg('core') },
-      to: { path: [inside('termhost', 'adapters/'), pkg('policy'), pkg('cli'), inside('transport-stdio', 'adapters/'), 'cross-spawn', 'node:child_process'] },
+      to: {
+        path: [
+          inside('termhost', 'adapters/'),
+          pkg('policy'),
+          pkg('cli'),
+          inside('transport-stdio', 'adapters/'),
+          'cross-spawn',
+          'node:child_process',
+        ],
+      },
     },
     {
       name: 'policy-imports-no-adapter',
       severity: 'error',
-      from: { path: pkg('policy'), pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')] },
-      to: { path: ['/adapters/', pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs] },
+      from: {
+        path: pkg('policy'),
+        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')],
+      },
+      to: {
+        path: ['/adapters/', pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs],
+      },
     },
     {
       name: 'policy-adapters-use-no-foreign-adapter',

@@ -23,6 +23,10 @@ export class TermhostError extends Error {
 
   /** Brand check that survives duplicated module copies. */
   static is(value: unknown): value is TermhostError {
-    return value instanceof Error && value.name === 'TermhostError' && typeof (value as TermhostError).code === 'string';
+    return (
+      value instanceof Error &&
+      value.name === 'TermhostError' &&
+      typeof (value as TermhostError).code === 'string'
+    );
   }
 }

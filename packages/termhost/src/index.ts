@@ -6,9 +6,9 @@ export { TermhostError, type TermhostErrorCode } from './errors.js';
 export { GATE, type Gate, type GateDecision, type GateRequest, type GateVerb } from './ports/gate.js';
 export { TERMINAL_HOST, type TerminalHost, type WaitOptions } from './ports/terminal-host.js';
 export {
-  TERMINAL_OBSERVER,
   type ExitedEvent,
   type SpawnedEvent,
+  TERMINAL_OBSERVER,
   type TerminalObserver,
 } from './ports/terminal-observer.js';
 export type {
