@@ -1,1 +1,4 @@
-export {};
+/** Public API of @termgate/transport-stdio: newline-delimited JSON framing. Named exports only. */
+export { type LineEvent, LineSplitter } from './line-splitter.js';
+export type { FramingError, MessageTransport } from './message-transport.js';
+export { DEFAULT_MAX_LINE_BYTES, StdioTransport, type StdioTransportOptions } from './stdio-transport.js';

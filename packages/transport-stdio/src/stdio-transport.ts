@@ -1,0 +1,129 @@
+import type { Readable, Writable } from 'node:stream';
+import { type LineEvent, LineSplitter } from './line-splitter.js';
+import type { FramingError, MessageTransport } from './message-transport.js';
+
+export interface StdioTransportOptions {
+  /** Longest accepted line in bytes, without its newline. Default 4 MiB. */
+  readonly maxLineBytes?: number;
+  /**
+   * Whether `close` ends the output stream. Default true; false for
+   * `process.stdout`, which must not be ended while the process lives.
+   */
+  readonly endOutputOnClose?: boolean;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON over a pair of byte streams. The streams are
+ * injected: only the outermost edge passes `process.stdin`/`process.stdout`.
+ */
+export class StdioTransport implements MessageTransport {
+  onmessage?: (message: unknown) => void;
+  onframingerror?: (error: FramingError) => void;
+  onclose?: () => void;
+
+  private readonly splitter: LineSplitter;
+  private readonly maxLineBytes: number;
+  private writeChain: Promise<void> = Promise.resolve();
+  private started = false;
+  private closed = false;
+  private outputError: Error | null = null;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly options: StdioTransportOptions = {},
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.splitter = new LineSplitter(this.maxLineBytes);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.once('end', this.onEnd);
+    this.input.once('close', this.onEnd);
+    this.input.once('error', this.onEnd);
+    // A peer that went away (EPIPE) ends the conversation; it never crashes the process.
+    this.output.on('error', this.onOutputError);
+  }
+
+  send(message: unknown): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    const line = `${JSON.stringify(message)}\n`;
+    const write = this.writeChain.then(() => this.writeLine(line));
+    // A failed write must not block the ones queued after it.
+    this.writeChain = write.catch(() => undefined);
+    return write;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.detach();
+    await this.writeChain;
+    if ((this.options.endOutputOnClose ?? true) && !this.outputError && !this.output.destroyed) {
+      await new Promise<void>((resolve) => this.output.end(resolve));
+    }
+    this.onclose?.();
+  }
+
+  private writeLine(line: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.outputError) return reject(this.outputError);
+      if (this.output.destroyed || this.output.writableEnded)
+        return reject(new Error('output stream is closed'));
+      if (this.output.write(line)) return resolve();
+      const settle = (): void => {
+        this.output.off('drain', settle);
+        this.output.off('close', settle);
+        if (this.outputError) reject(this.outputError);
+        else resolve();
+      };
+      this.output.on('drain', settle);
+      this.output.on('close', settle);
+    });
+  }
+
+  private readonly onOutputError = (error: Error): void => {
+    this.outputError ??= error;
+    this.onEnd();
+  };
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    this.splitter.push(bytes, this.onLine);
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.closed) return;
+    this.splitter.end(this.onLine);
+    this.detach();
+    this.closed = true;
+    void this.writeChain.then(() => this.onclose?.());
+  };
+
+  private readonly onLine = (event: LineEvent): void => {
+    if (event.kind === 'too-long') {
+      this.onframingerror?.({ kind: 'line-too-long', bytes: event.bytes, maxLineBytes: this.maxLineBytes });
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(event.text);
+    } catch (error) {
+      this.onframingerror?.({ kind: 'parse-error', message: (error as Error).message });
+      return;
+    }
+    this.onmessage?.(message);
+  };
+
+  private detach(): void {
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('close', this.onEnd);
+    this.input.off('error', this.onEnd);
+  }
+}
