@@ -1,0 +1,343 @@
+import type { CallerContext, TerminalHost } from '@termgate/termhost';
+import { classify, type InboundRequest, type Params, type RequestId } from '../jsonrpc/messages.js';
+import { ProtocolError } from '../jsonrpc/protocol-error.js';
+import { type Logger, silentLogger } from '../ports/logger.js';
+import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
+import type { SchemaValidator } from '../ports/schema-validator.js';
+import { ProgressRelay } from './progress-relay.js';
+import {
+  LEGACY_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  SUPPORTED_MODERN_VERSIONS,
+} from './protocol-versions.js';
+import {
+  type ClientInfo,
+  classifyEra,
+  legacyClientInfo,
+  type RequestEra,
+  requestMeta,
+} from './request-era.js';
+import { TerminalTools } from './tools/terminal-tools.js';
+import { SERVER_INSTRUCTIONS, TOOL_DEFINITIONS } from './tools/tool-definitions.js';
+import { toCallToolResult } from './tools/tool-result.js';
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+export interface McpServerOptions {
+  readonly serverInfo: ServerInfo;
+  readonly instructions?: string;
+  readonly logger?: Logger;
+  /** How long clients may cache `server/discover` and `tools/list`. Default one hour: they never change while a server runs. */
+  readonly cacheTtlMs?: number;
+  readonly defaultWaitSeconds?: number;
+  readonly progressIntervalMs?: number;
+}
+
+type Result = Record<string, unknown>;
+
+interface InFlight {
+  readonly controller: AbortController;
+  /** Set once the client cancelled: nothing more may be sent for this request. */
+  cancelled: boolean;
+}
+
+function idKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+/**
+ * A tools-only MCP server that serves MCP 2026-07-28 (stateless, `_meta` on
+ * every request) and 2025-11-25 (`initialize`) side by side, choosing the
+ * era per request. It speaks to the TerminalHost port only.
+ */
+export class McpServer {
+  private readonly tools: TerminalTools;
+  private readonly logger: Logger;
+
+  constructor(
+    host: TerminalHost,
+    validator: SchemaValidator,
+    private readonly options: McpServerOptions,
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.tools = new TerminalTools(
+      host,
+      validator,
+      options.defaultWaitSeconds === undefined ? {} : { defaultWaitSeconds: options.defaultWaitSeconds },
+    );
+  }
+
+  /** Starts serving one channel. */
+  connect(channel: MessageChannel): McpConnection {
+    return new McpConnection(channel, this.tools, this.options, this.logger);
+  }
+}
+
+/**
+ * One client connection.
+ *
+ * Contract:
+ * - Requests are handled concurrently; responses go out in completion order.
+ * - Notifications are never answered.
+ * - After a request is cancelled, nothing more is sent for it.
+ * - `shutdown` answers every open `subscriptions/listen` with a complete
+ *   result; the caller then closes the channel.
+ */
+export class McpConnection {
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly listens = new Map<string, RequestId>();
+  /** The clientInfo of the latest legacy `initialize`, for the audit trail only. */
+  private legacyClient: ClientInfo | undefined;
+  private shuttingDown = false;
+  private readonly cacheTtlMs: number;
+
+  constructor(
+    private readonly channel: MessageChannel,
+    private readonly tools: TerminalTools,
+    private readonly options: McpServerOptions,
+    private readonly logger: Logger,
+  ) {
+    this.cacheTtlMs = options.cacheTtlMs ?? 3_600_000;
+    channel.onmessage = (message) => this.receive(message);
+    channel.onframingerror = (error) => this.framingError(error);
+    channel.start();
+  }
+
+  /** Ends open subscriptions with a complete result. Idempotent. */
+  async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const closing = [...this.listens.entries()].map(([key, id]) => {
+      this.listens.delete(key);
+      this.inFlight.delete(key);
+      return this.respond(id, {
+        resultType: 'complete',
+        _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: this.serverInfo() },
+      });
+    });
+    await Promise.all(closing);
+  }
+
+  private serverInfo(): ServerInfo {
+    return { name: this.options.serverInfo.name, version: this.options.serverInfo.version };
+  }
+
+  private receive(raw: unknown): void {
+    const message = classify(raw);
+    switch (message.kind) {
+      case 'invalid':
+        void this.respondError(message.id, message.error);
+        return;
+      case 'response':
+        return;
+      case 'notification':
+        this.notification(message.method, message.params);
+        return;
+      case 'request':
+        void this.request(message);
+        return;
+    }
+  }
+
+  private framingError(error: ChannelFramingError): void {
+    const wire =
+      error.kind === 'parse-error'
+        ? ProtocolError.parseError(error.message)
+        : ProtocolError.invalidRequest(
+            `message of ${error.bytes} bytes exceeds the ${error.maxLineBytes}-byte line limit and was discarded`,
+          );
+    void this.respondError(null, wire);
+  }
+
+  private notification(method: string, params: Params | undefined): void {
+    if (method !== 'notifications/cancelled') return;
+    const requestId = params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const key = idKey(requestId);
+    const flight = this.inFlight.get(key);
+    if (!flight) return;
+    flight.cancelled = true;
+    flight.controller.abort(new Error('cancelled by the client'));
+    this.inFlight.delete(key);
+    this.listens.delete(key);
+    this.logger.debug({ requestId }, 'request cancelled by the client');
+  }
+
+  private async request(request: InboundRequest): Promise<void> {
+    const key = idKey(request.id);
+    const flight: InFlight = { controller: new AbortController(), cancelled: false };
+    this.inFlight.set(key, flight);
+    let keepOpen = false;
+    try {
+      const era = classifyEra(request.params);
+      if (era.era === 'modern' && request.method === 'subscriptions/listen') {
+        keepOpen = true;
+        await this.listen(request, key);
+        return;
+      }
+      const result =
+        era.era === 'modern' ? await this.modern(request, era, flight) : await this.legacy(request, flight);
+      if (!flight.cancelled) await this.respond(request.id, result);
+    } catch (error) {
+      if (flight.cancelled) return;
+      if (error instanceof ProtocolError) {
+        await this.respondError(request.id, error);
+      } else {
+        this.logger.error({ err: error, method: request.method }, 'request failed');
+        await this.respondError(
+          request.id,
+          ProtocolError.internal((error as Error).message ?? String(error)),
+        );
+      }
+    } finally {
+      if (!keepOpen) this.inFlight.delete(key);
+    }
+  }
+
+  private async modern(
+    request: InboundRequest,
+    era: Extract<RequestEra, { era: 'modern' }>,
+    flight: InFlight,
+  ): Promise<Result> {
+    const caller: CallerContext = {
+      protocol: `mcp/${era.version}`,
+      ...(era.clientInfo && { clientName: era.clientInfo.name }),
+      ...(era.clientInfo?.version !== undefined && { clientVersion: era.clientInfo.version }),
+    };
+    let body: Result;
+    switch (request.method) {
+      case 'server/discover':
+        body = {
+          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
+          capabilities: { tools: {} },
+          instructions: this.options.instructions ?? SERVER_INSTRUCTIONS,
+          ttlMs: this.cacheTtlMs,
+          cacheScope: 'public',
+        };
+        break;
+      case 'tools/list':
+        body = { ...this.listTools(request.params), ttlMs: this.cacheTtlMs, cacheScope: 'public' };
+        break;
+      case 'tools/call':
+        body = await this.callTool(request, caller, flight);
+        break;
+      default:
+        throw ProtocolError.methodNotFound(request.method);
+    }
+    const meta = body._meta as Result | undefined;
+    return { resultType: 'complete', ...body, _meta: { ...meta, [META_SERVER_INFO]: this.serverInfo() } };
+  }
+
+  private async legacy(request: InboundRequest, flight: InFlight): Promise<Result> {
+    switch (request.method) {
+      case 'initialize':
+        this.legacyClient = legacyClientInfo(request.params);
+        return {
+          protocolVersion: LEGACY_PROTOCOL_VERSION,
+          capabilities: { tools: {} },
+          serverInfo: this.serverInfo(),
+          instructions: this.options.instructions ?? SERVER_INSTRUCTIONS,
+        };
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return this.listTools(request.params);
+      case 'tools/call': {
+        const caller: CallerContext = {
+          protocol: `mcp/${LEGACY_PROTOCOL_VERSION}`,
+          ...(this.legacyClient && { clientName: this.legacyClient.name }),
+          ...(this.legacyClient?.version !== undefined && { clientVersion: this.legacyClient.version }),
+        };
+        return this.callTool(request, caller, flight);
+      }
+      default:
+        throw ProtocolError.methodNotFound(request.method);
+    }
+  }
+
+  private listTools(params: Params | undefined): Result {
+    if (params?.cursor !== undefined) {
+      throw ProtocolError.invalidParams('Invalid cursor: this server lists every tool in one page');
+    }
+    return { tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) };
+  }
+
+  private async callTool(request: InboundRequest, caller: CallerContext, flight: InFlight): Promise<Result> {
+    const name = request.params?.name;
+    const args = request.params?.arguments ?? {};
+    if (typeof name !== 'string') throw ProtocolError.invalidParams('"name" must be a string');
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw ProtocolError.invalidParams('"arguments" must be an object');
+    }
+    if (!this.tools.has(name)) throw ProtocolError.invalidParams(`Unknown tool: ${name}`);
+    const progressToken = requestMeta(request.params)?.progressToken;
+    const relay =
+      typeof progressToken === 'string' ||
+      (typeof progressToken === 'number' && Number.isInteger(progressToken))
+        ? new ProgressRelay(
+            (progress, message) => {
+              if (flight.cancelled) return;
+              void this.channel
+                .send({
+                  jsonrpc: '2.0',
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message },
+                })
+                .catch(() => undefined);
+            },
+            this.options.progressIntervalMs === undefined
+              ? {}
+              : { intervalMs: this.options.progressIntervalMs },
+          )
+        : undefined;
+    try {
+      const outcome = await this.tools.call(name, args as Record<string, unknown>, {
+        caller,
+        signal: flight.controller.signal,
+        ...(relay && { onOutput: (chunk: Uint8Array, total: number) => relay.push(chunk, total) }),
+      });
+      // Progress for this request is flushed before its response, never after.
+      relay?.finish();
+      return toCallToolResult(outcome);
+    } finally {
+      relay?.discard();
+    }
+  }
+
+  private async listen(request: InboundRequest, key: string): Promise<void> {
+    if (this.shuttingDown) {
+      await this.respond(request.id, {
+        resultType: 'complete',
+        _meta: { [META_SUBSCRIPTION_ID]: request.id, [META_SERVER_INFO]: this.serverInfo() },
+      });
+      return;
+    }
+    this.listens.set(key, request.id);
+    // termgate's tool list never changes: no notification kinds are honoured.
+    await this.send({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { [META_SUBSCRIPTION_ID]: request.id }, notifications: {} },
+    });
+  }
+
+  private respond(id: RequestId, result: Result): Promise<void> {
+    return this.send({ jsonrpc: '2.0', id, result });
+  }
+
+  private respondError(id: RequestId | null, error: ProtocolError): Promise<void> {
+    return this.send({ jsonrpc: '2.0', id, error: error.toWire() });
+  }
+
+  private async send(message: Result): Promise<void> {
+    try {
+      await this.channel.send(message);
+    } catch (error) {
+      this.logger.debug({ err: error }, 'could not send: the channel is closed');
+    }
+  }
+}

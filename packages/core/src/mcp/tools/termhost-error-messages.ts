@@ -1,0 +1,33 @@
+import type { TermhostError } from '@termgate/termhost';
+
+/**
+ * Translates a local termhost error into text a model can act on. This is
+ * the edge where string codes become tool-result errors.
+ */
+export function describeTermhostError(error: TermhostError): string {
+  const details = error.details;
+  switch (error.code) {
+    case 'TERMINAL_NOT_FOUND':
+      return `Unknown terminal id: it was never created here or was already released. Start a new command with terminal_create. (${error.message})`;
+    case 'GATE_DENIED': {
+      const rules =
+        Array.isArray(details.ruleIds) && details.ruleIds.length > 0
+          ? ` Rules: ${details.ruleIds.join(', ')}.`
+          : '';
+      return `Denied by policy: ${error.message}.${rules} Nothing was run. Do not retry the same command; choose another approach or ask the user.`;
+    }
+    case 'PROGRAM_NOT_FOUND':
+      return `Program not found: ${error.message}. Check the name, or run it as a command line (omit "args") so that PATH lookups and shell syntax apply.`;
+    case 'PERMISSION_DENIED':
+      return `Permission denied: ${error.message}.`;
+    case 'CWD_NOT_FOUND':
+    case 'CWD_NOT_DIRECTORY':
+      return `Bad working directory: ${error.message}. Pass an existing directory as "cwd".`;
+    case 'TERMINAL_LIMIT_REACHED':
+      return `Too many terminals are open: ${error.message}. Release terminals you no longer need with terminal_release, then try again.`;
+    case 'HOST_CLOSED':
+      return `The server is shutting down: ${error.message}.`;
+    default:
+      return `${error.code}: ${error.message}`;
+  }
+}

@@ -1,0 +1,20 @@
+/** What went wrong in framing a line (mirrors the stdio transport's report). */
+export type ChannelFramingError =
+  | { readonly kind: 'parse-error'; readonly message: string }
+  | { readonly kind: 'line-too-long'; readonly bytes: number; readonly maxLineBytes: number };
+
+/**
+ * The message channel the protocol core runs over: whole JSON values in and
+ * out. The stdio transport implements it; tests use an in-memory pair.
+ *
+ * Contract: `send` preserves call order; `onclose` fires once when the peer
+ * is gone (end of input) or the channel was closed.
+ */
+export interface MessageChannel {
+  onmessage?: (message: unknown) => void;
+  onframingerror?: (error: ChannelFramingError) => void;
+  onclose?: () => void;
+  start(): void;
+  send(message: unknown): Promise<void>;
+  close(): Promise<void>;
+}
