@@ -4,10 +4,11 @@
  * Contract:
  * - `append` returns only after the record is written to its destination
  *   (and fsynced, when the sink is configured so). If it cannot write, it
- *   throws `AuditWriteError`; the caller must then refuse whatever the
- *   record was about.
+ *   throws `AuditError` (`audit/audit-error.ts`); the caller must then refuse
+ *   whatever the record was about. A sink that failed may keep failing.
  * - Records are appended in call order. The sink owns `seq`, the timestamp
- *   and the hash chain; callers pass the event body only.
+ *   and the hash chain (`audit/chain.ts`); callers pass the event body only
+ *   and may not set the fields the sink writes (`audit/record-fields.ts`).
  * - `close` is idempotent; `append` after `close` throws.
  */
 export interface AuditSink {

@@ -1,0 +1,97 @@
+import pino, { type Logger } from 'pino';
+import { AuditError } from '../audit/audit-error.js';
+import { AuditChain, type ChainHead } from '../audit/chain.js';
+import { assertEventFields, ECS_VERSION, type ServiceInfo, serviceFields } from '../audit/record-fields.js';
+import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
+import { CheckedFileDestination } from './checked-file-destination.js';
+
+export interface PinoAuditSinkOptions {
+  /** fsync after every record (default false: the record is in the page cache when `append` returns). */
+  readonly fsync?: boolean;
+  /** Create missing parent directories. */
+  readonly mkdir?: boolean;
+  /** `service.*` on every record. */
+  readonly service?: ServiceInfo;
+  /** Clock for `@timestamp` (tests). */
+  readonly now?: () => Date;
+}
+
+/**
+ * The audit trail as a JSON Lines file, written through pino.
+ *
+ * pino does the formatting: bindings (`ecs`, `service`), `log.level`,
+ * `@timestamp` and the fast serializer. Its `streamWrite` hook seals each
+ * line with the chain's `hash` (see `audit/chain.ts`). The destination is a
+ * `CheckedFileDestination`: a synchronous, checked `fs.writeSync` on our own
+ * fd, whose errors pino lets through to `append`.
+ *
+ * Contract (the `AuditSink` port): `append` returns after the line is in the
+ * file (fsynced with `fsync: true`) and throws `AuditError` otherwise; after
+ * a failure every `append` throws. Records are written in call order.
+ */
+export class PinoAuditSink implements AuditSink {
+  private readonly logger: Logger;
+  private readonly chain: AuditChain;
+  private sealed: string | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly destination: CheckedFileDestination,
+    options: PinoAuditSinkOptions,
+  ) {
+    this.chain = destination.head === null ? AuditChain.start() : AuditChain.resume(destination.head);
+    const now = options.now ?? (() => new Date());
+    this.logger = pino(
+      {
+        level: 'info',
+        base: { ecs: { version: ECS_VERSION }, service: serviceFields(options.service) },
+        timestamp: () => `,"@timestamp":"${now().toISOString()}"`,
+        formatters: { level: (label) => ({ log: { level: label } }) },
+        messageKey: 'message',
+        hooks: { streamWrite: (line) => this.seal(line) },
+      },
+      destination,
+    );
+  }
+
+  /**
+   * Opens or creates the file and continues its chain (or anchors a new one
+   * when it is empty). Throws `AuditError` `AUDIT_UNWRITABLE` or
+   * `AUDIT_TAIL_CORRUPT`.
+   */
+  static open(path: string, options: PinoAuditSinkOptions = {}): PinoAuditSink {
+    const destinationOptions = { fsync: options.fsync ?? false, mkdir: options.mkdir ?? false };
+    return new PinoAuditSink(CheckedFileDestination.open(path, destinationOptions), options);
+  }
+
+  get path(): string {
+    return this.destination.path;
+  }
+
+  /** The last record written (or found at open), or null. */
+  get head(): ChainHead | null {
+    return this.chain.last;
+  }
+
+  append(event: AuditEvent): void {
+    if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit sink for ${this.path} is closed`);
+    assertEventFields(event);
+    this.sealed = null;
+    this.logger.info({ ...this.chain.next(), ...event });
+    // Reached only when the destination wrote the whole line.
+    if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
+    this.chain.commit(this.sealed);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.destination.close();
+  }
+
+  private seal(line: string): string {
+    const { line: sealed, hash } = this.chain.seal(line.slice(0, -1));
+    this.sealed = hash;
+    return `${sealed}\n`;
+  }
+}

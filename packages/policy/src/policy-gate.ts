@@ -1,0 +1,171 @@
+import { isAbsolute } from 'node:path';
+import type {
+  ExitedEvent,
+  Gate,
+  GateDecision,
+  GateRequest,
+  SpawnedEvent,
+  TerminalId,
+  TerminalObserver,
+} from '@termgate/termhost';
+import { describeCause } from './audit/audit-error.js';
+import {
+  decisionEvent,
+  exitEvent,
+  type PolicyInfo,
+  type RecordedDecision,
+  spawnEvent,
+} from './audit/events.js';
+import type { CommandRequest, PolicyDecision } from './decision.js';
+import type { AuditSink } from './ports/audit-sink.js';
+import type { CommandJudge } from './ports/command-judge.js';
+
+/**
+ * Decides the verbs after `create` (output, wait, kill, release). The
+ * terminal passed the gate when it was created, so the default allows them.
+ * This is the room for a future policy knob (e.g. "no output reads for
+ * scope X"); whatever it returns is recorded like a create decision.
+ */
+export type FollowUpPolicy = (request: GateRequest) => RecordedDecision;
+
+export const allowFollowUps: FollowUpPolicy = (request) => ({
+  decision: 'allow',
+  ruleIds: [],
+  reason: `terminal ${request.terminalId} passed the gate at create`,
+});
+
+export interface PolicyGateOptions {
+  readonly followUp?: FollowUpPolicy;
+}
+
+/**
+ * The gate between a terminal host and the policy engine, and the writer of
+ * the audit trail's decision and lifecycle records.
+ *
+ * Contract:
+ * - `decide` is synchronous. It judges, appends the decision record, and only
+ *   then returns. The answer never outruns its record.
+ * - `create`: the engine judges the resolved spec (`args` null = a command
+ *   line; `env` = only what the client set). An allow carries the engine's
+ *   resolved cwd, so what was judged is where it runs.
+ * - Fails closed: a judge that throws or answers anything but a well-formed
+ *   `allow` is a deny, and a record that cannot be written turns the answer
+ *   into a refusal ("audit trail unavailable: …; nothing was run").
+ * - One exception, toward safety: an allowed `kill` or `release` goes ahead
+ *   even when its record cannot be written, because refusing it would keep a
+ *   process running. Its answer's reason says it was not recorded.
+ * - As a `TerminalObserver` it records `terminal-spawn` and `terminal-exit`.
+ *   A failed append there is thrown (the host logs it); the command already
+ *   runs, and the next decision will be refused by the failed sink.
+ */
+export class PolicyGate implements Gate, TerminalObserver {
+  private readonly followUp: FollowUpPolicy;
+  /** pid of each spawned, not yet exited terminal, for its exit record. */
+  private readonly pids = new Map<TerminalId, number>();
+
+  constructor(
+    private readonly judge: CommandJudge,
+    private readonly sink: AuditSink,
+    private readonly policy: PolicyInfo,
+    options: PolicyGateOptions = {},
+  ) {
+    this.followUp = options.followUp ?? allowFollowUps;
+  }
+
+  decide(request: GateRequest): GateDecision {
+    return request.verb === 'create' ? this.decideCreate(request) : this.decideFollowUp(request);
+  }
+
+  onSpawned(event: SpawnedEvent): void {
+    this.pids.set(event.terminalId, event.pid);
+    this.sink.append(spawnEvent(event));
+  }
+
+  onExited(event: ExitedEvent): void {
+    const pid = this.pids.get(event.terminalId);
+    this.pids.delete(event.terminalId);
+    this.sink.append(exitEvent(event, pid));
+  }
+
+  private decideCreate(request: GateRequest): GateDecision {
+    const { spec } = request;
+    const judged = judgeSafely(this.judge, {
+      command: spec.command,
+      args: spec.args,
+      cwd: spec.cwd,
+      env: { ...spec.env },
+    });
+    try {
+      this.sink.append(decisionEvent(request, judged, this.policy));
+    } catch (error) {
+      return { allow: false, reason: `audit trail unavailable: ${describeCause(error)}; nothing was run` };
+    }
+    if (judged.decision !== 'allow') return { allow: false, reason: judged.reason, ruleIds: judged.ruleIds };
+    return judged.resolvedCwd != null
+      ? { allow: true, reason: judged.reason, cwd: judged.resolvedCwd }
+      : { allow: true, reason: judged.reason };
+  }
+
+  private decideFollowUp(request: GateRequest): GateDecision {
+    let decided: RecordedDecision;
+    try {
+      decided = wellFormed(this.followUp(request)) ?? {
+        decision: 'deny',
+        ruleIds: [],
+        reason: 'follow-up policy returned an invalid decision',
+      };
+    } catch (error) {
+      decided = { decision: 'deny', ruleIds: [], reason: `follow-up policy failed: ${describeCause(error)}` };
+    }
+    const allowed = decided.decision === 'allow';
+    try {
+      this.sink.append(decisionEvent(request, decided));
+    } catch (error) {
+      const unavailable = `audit trail unavailable: ${describeCause(error)}`;
+      if (allowed && (request.verb === 'kill' || request.verb === 'release')) {
+        return { allow: true, reason: `${unavailable}; the ${request.verb} goes ahead unrecorded` };
+      }
+      return { allow: false, reason: `${unavailable}; the ${request.verb} was refused` };
+    }
+    return allowed
+      ? { allow: true, reason: decided.reason }
+      : { allow: false, reason: decided.reason, ruleIds: decided.ruleIds };
+  }
+}
+
+/** The engine's answer, or a deny that says why there is none. Never throws. */
+function judgeSafely(judge: CommandJudge, request: CommandRequest): RecordedDecision {
+  let answer: PolicyDecision;
+  try {
+    answer = judge.judge(request);
+  } catch (error) {
+    return {
+      decision: 'deny',
+      ruleIds: [],
+      reason: `policy engine failed: ${describeCause(error)}; nothing was run`,
+    };
+  }
+  return (
+    wellFormed(answer) ?? {
+      decision: 'deny',
+      ruleIds: [],
+      reason: 'policy engine returned an invalid decision; nothing was run',
+    }
+  );
+}
+
+/** The decision if it has the documented shape, else null (treated as deny). */
+function wellFormed(answer: unknown): RecordedDecision | null {
+  if (typeof answer !== 'object' || answer === null) return null;
+  const { decision, ruleIds, reason, subcommands, resolvedCwd } = answer as Partial<PolicyDecision>;
+  if (decision !== 'allow' && decision !== 'deny') return null;
+  if (!Array.isArray(ruleIds) || !ruleIds.every((id) => typeof id === 'string')) return null;
+  if (typeof reason !== 'string') return null;
+  return {
+    decision,
+    ruleIds,
+    reason,
+    subcommands: Array.isArray(subcommands) ? subcommands : [],
+    resolvedCwd: typeof resolvedCwd === 'string' && isAbsolute(resolvedCwd) ? resolvedCwd : null,
+  };
+}
