@@ -17,6 +17,11 @@ export interface TerminalSpec {
   readonly env?: Readonly<Record<string, string>>;
   /** Bytes of output to retain (the newest ones). Clamped by the host ceiling. */
   readonly outputByteLimit?: number;
+  /**
+   * Milliseconds after which the host kills the command (exit status
+   * `timedOut: true`). Clamped by the host's own timeout when it has one.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -35,6 +40,8 @@ export interface ResolvedTerminalSpec {
   readonly outputByteLimit: number;
   /** The argv actually exec'd: the shell invocation for command lines. */
   readonly argv: readonly string[];
+  /** Effective timeout after clamping; absent when the command may run indefinitely. */
+  readonly timeoutMs?: number;
 }
 
 /** How a command ended. */

@@ -1,0 +1,60 @@
+import type { Readable } from 'node:stream';
+
+/** One process to start, fully resolved: nothing is inherited implicitly. */
+export interface SpawnRequest {
+  /** `argv[0]` is the program (looked up on `env.PATH` when it has no slash); the rest are its arguments. */
+  readonly argv: readonly string[];
+  /** Absolute, existing directory. */
+  readonly cwd: string;
+  /** The child's complete environment. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** How the group leader (the spawned process itself) ended. */
+export interface ProcessExit {
+  /** Integer ≥ 0, or `null` when the process died of a signal. */
+  readonly exitCode: number | null;
+  /** Signal name such as `"SIGTERM"`, or `null`. */
+  readonly signal: string | null;
+}
+
+/**
+ * A started process that leads its own process group.
+ *
+ * The group outlives the leader while background jobs of the command still
+ * run, so group operations stay meaningful after `exited` resolved.
+ */
+export interface SpawnedProcess {
+  /** The leader's pid, which is also the group id. Always > 0. */
+  readonly pid: number;
+  /** Paused until read. Ends when every process holding the write side closed it. */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves once with how the leader ended. Never rejects. */
+  readonly exited: Promise<ProcessExit>;
+  /**
+   * Sends `signal` to every process of the group. Returns `false` (and sends
+   * nothing) once the group is known to be gone; a gone group is never
+   * signalled again, so a recycled group id cannot be hit.
+   */
+  signalGroup(signal: 'SIGTERM' | 'SIGKILL'): boolean;
+  /** True while any process of the group runs. Zombies do not count as running. */
+  groupAlive(): boolean;
+}
+
+/**
+ * Starts processes for the terminal host.
+ *
+ * Contract for every implementation:
+ * - the process leads a new session and process group and has no controlling terminal;
+ * - stdin is `/dev/null`; stdout and stderr are separate pipes;
+ * - `spawn` resolves once the program is executing, and rejects (never throws
+ *   synchronously) with an error whose `code` is the errno name (`ENOENT`,
+ *   `EACCES`, …) when it could not be started. A rejected spawn leaves no
+ *   process and no open descriptor behind.
+ */
+export interface ProcessSpawner {
+  spawn(request: SpawnRequest): Promise<SpawnedProcess>;
+}
+
+export const PROCESS_SPAWNER: unique symbol = Symbol.for('termgate.ProcessSpawner');
