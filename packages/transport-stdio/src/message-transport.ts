@@ -15,6 +15,8 @@ export type FramingError =
  *   and never interleave. It resolves once the line was handed to the stream
  *   without exceeding its buffer (backpressure is honoured).
  * - `onclose` fires once, when the input ended or `close` was called.
+ *   After the input ended, `send` still works until `close`: answers to
+ *   requests already received can go out during shutdown.
  */
 export interface MessageTransport {
   onmessage?: (message: unknown) => void;

@@ -27,6 +27,8 @@ export class StdioTransport implements MessageTransport {
   private readonly maxLineBytes: number;
   private writeChain: Promise<void> = Promise.resolve();
   private started = false;
+  private inputEnded = false;
+  private closeNotified = false;
   private closed = false;
   private outputError: Error | null = null;
 
@@ -67,6 +69,12 @@ export class StdioTransport implements MessageTransport {
     if ((this.options.endOutputOnClose ?? true) && !this.outputError && !this.output.destroyed) {
       await new Promise<void>((resolve) => this.output.end(resolve));
     }
+    this.notifyClose();
+  }
+
+  private notifyClose(): void {
+    if (this.closeNotified) return;
+    this.closeNotified = true;
     this.onclose?.();
   }
 
@@ -97,12 +105,13 @@ export class StdioTransport implements MessageTransport {
     this.splitter.push(bytes, this.onLine);
   };
 
+  /** End of input: the peer is gone. Sending stays possible until `close`, so in-flight answers can still go out. */
   private readonly onEnd = (): void => {
-    if (this.closed) return;
+    if (this.inputEnded) return;
+    this.inputEnded = true;
     this.splitter.end(this.onLine);
     this.detach();
-    this.closed = true;
-    void this.writeChain.then(() => this.onclose?.());
+    this.notifyClose();
   };
 
   private readonly onLine = (event: LineEvent): void => {

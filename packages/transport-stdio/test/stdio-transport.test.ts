@@ -83,3 +83,22 @@ describe('StdioTransport', () => {
     await expect(transport.send({ late: true })).rejects.toThrow();
   });
 });
+
+describe('StdioTransport after end of input', () => {
+  it('still sends until close, then ends the output', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines = collect(output);
+    const transport = new StdioTransport(input, output);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    transport.start();
+    input.end('{"id":1}\n');
+    await closed;
+    await transport.send({ answer: 1 });
+    await transport.close();
+    expect(lines()).toEqual(['{"answer":1}']);
+    expect(output.writableEnded).toBe(true);
+  });
+});
