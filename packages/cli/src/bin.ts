@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import type { CliCommand, CliIo } from './commands/cli-io.js';
+import { serveCommand } from './commands/serve.js';
+import { TERMGATE_VERSION } from './version.js';
+
+const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for coding agents
+
+Usage:
+  termgate serve [--policy FILE] [--audit FILE] [--shell PATH] [--log-level LEVEL]
+  termgate --version
+`;
+
+const COMMANDS: Readonly<Record<string, CliCommand>> = {
+  serve: serveCommand,
+};
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${TERMGATE_VERSION}\n`);
+    return 0;
+  }
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout).write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`termgate: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  return command(rest, io);
+}
+
+main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`termgate: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,98 @@
+import { isAbsolute, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Level } from 'pino';
+import { createStderrLogger, LOG_LEVELS } from '../logging.js';
+import { buildServeContainer } from '../serve/composition-root.js';
+import { ServeApplication } from '../serve/serve-application.js';
+import type { ServeConfig } from '../serve/serve-config.js';
+import type { CliIo } from './cli-io.js';
+
+export const SERVE_USAGE = `Usage: termgate serve [--policy FILE] [--audit FILE] [--shell PATH] [--log-level LEVEL]
+
+Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
+  --policy FILE      policy file
+  --audit FILE       audit trail (JSON Lines)
+  --shell PATH       bash-compatible shell for command lines (default: bash)
+  --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: info)
+`;
+
+export const CONNECT_HINT = `termgate speaks MCP on stdin/stdout; it is meant to be launched by an MCP client, not typed into.
+Register it, for example:
+  claude mcp add termgate -- npx termgate serve
+  codex:   [mcp_servers.termgate] command = "termgate", args = ["serve"]   (in ~/.codex/config.toml)
+  VS Code: {"servers": {"termgate": {"type": "stdio", "command": "termgate", "args": ["serve"]}}}   (in .vscode/mcp.json)
+Press Ctrl-D to stop.
+`;
+
+export class UsageError extends Error {}
+
+export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfig {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const level = values['log-level'] ?? 'info';
+  if (level !== 'silent' && !LOG_LEVELS.includes(level as Level)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, silent`);
+  }
+  const absolute = (path: string | undefined): string | null =>
+    path === undefined ? null : isAbsolute(path) ? path : resolve(cwd, path);
+  return {
+    policyPath: absolute(values.policy),
+    auditPath: absolute(values.audit),
+    shell: values.shell ?? null,
+    logLevel: level as Level | 'silent',
+    cwd,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      policy: { type: 'string' },
+      audit: { type: 'string' },
+      shell: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+}
+
+/**
+ * `termgate serve`. Resolves with the exit code once the server stopped:
+ * on stdin EOF, SIGTERM or SIGINT every terminal is killed and the code is 0.
+ */
+export async function serveCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  let config: ServeConfig;
+  try {
+    config = parseServeArgs(argv, process.cwd());
+  } catch (error) {
+    io.stderr.write(`termgate serve: ${(error as Error).message}\n\n${SERVE_USAGE}`);
+    return 2;
+  }
+  const logger = createStderrLogger(config.logLevel);
+  if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(CONNECT_HINT);
+  io.stderr.write(
+    'termgate: WARNING: no policy gate yet: every command is allowed and nothing is audited (allow-all gate).\n',
+  );
+  const container = buildServeContainer(config, logger);
+  const app = container.get(ServeApplication);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    void app.stop(signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
+    return 0;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}

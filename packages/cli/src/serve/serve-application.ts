@@ -1,0 +1,57 @@
+import type { Readable, Writable } from 'node:stream';
+import { McpServer } from '@termgate/core';
+import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
+import { StdioTransport } from '@termgate/transport-stdio';
+import { inject, injectable } from 'inversify';
+import type { Logger } from 'pino';
+import { ROOT_LOGGER } from './serve-config.js';
+
+/**
+ * One `serve` run: MCP over the given streams until the input ends or
+ * `stop` is called.
+ *
+ * Shutdown contract (stdin EOF, SIGTERM, SIGINT): open subscriptions are
+ * closed with a complete result, every terminal's process group is killed
+ * and waited for, queued messages are flushed, then `run` resolves. It is
+ * safe to call `stop` more than once.
+ */
+@injectable()
+export class ServeApplication {
+  private stopping: Promise<void> | null = null;
+  private resolveRun: (() => void) | null = null;
+  private transport: StdioTransport | null = null;
+  private connection: ReturnType<McpServer['connect']> | null = null;
+
+  constructor(
+    @inject(McpServer) private readonly server: McpServer,
+    @inject(TERMINAL_HOST) private readonly host: TerminalHost,
+    @inject(ROOT_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  run(input: Readable, output: Writable, options: { endOutputOnClose: boolean }): Promise<void> {
+    const finished = new Promise<void>((resolve) => {
+      this.resolveRun = resolve;
+    });
+    this.transport = new StdioTransport(input, output, { endOutputOnClose: options.endOutputOnClose });
+    this.transport.onclose = () => {
+      void this.stop('input closed');
+    };
+    this.connection = this.server.connect(this.transport);
+    this.logger.info('serving MCP on stdio');
+    return finished;
+  }
+
+  stop(reason: string): Promise<void> {
+    this.stopping ??= this.shutdown(reason);
+    return this.stopping;
+  }
+
+  private async shutdown(reason: string): Promise<void> {
+    this.logger.info({ reason }, 'shutting down');
+    await this.connection?.shutdown();
+    await this.host.closeAll();
+    await this.transport?.close();
+    this.logger.info('stopped');
+    this.resolveRun?.();
+  }
+}

@@ -1,0 +1,16 @@
+import type { Level } from 'pino';
+
+/** Everything `termgate serve` was configured with, after parsing its arguments. */
+export interface ServeConfig {
+  readonly policyPath: string | null;
+  readonly auditPath: string | null;
+  /** The shell that runs command lines; `null` for the default (bash on PATH). */
+  readonly shell: string | null;
+  readonly logLevel: Level | 'silent';
+  /** Directory relative cwds resolve against. */
+  readonly cwd: string;
+}
+
+export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');
+export const ROOT_LOGGER: unique symbol = Symbol.for('termgate.RootLogger');
+export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValidator');

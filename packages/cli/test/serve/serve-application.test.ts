@@ -1,0 +1,68 @@
+import { PassThrough } from 'node:stream';
+import { pino } from 'pino';
+import { buildServeContainer } from '../../src/serve/composition-root.js';
+import { ServeApplication } from '../../src/serve/serve-application.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('ServeApplication (composition root wired with real adapters)', () => {
+  it('serves MCP over the given streams and, at end of input, kills every terminal and resolves', async () => {
+    const config = {
+      policyPath: null,
+      auditPath: null,
+      shell: null,
+      logLevel: 'silent' as const,
+      cwd: process.cwd(),
+    };
+    const container = buildServeContainer(config, pino({ level: 'silent' }));
+    const app = container.get(ServeApplication);
+    expect(container.get(ServeApplication)).toBe(app);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    let buffered = '';
+    output.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      for (const part of parts) lines.push(JSON.parse(part));
+    });
+    const running = app.run(input, output, { endOutputOnClose: true });
+    const until = async (predicate: () => boolean): Promise<void> => {
+      while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'terminal_create', arguments: { command: 'echo $$; exec sleep 1000' } } })}\n`,
+    );
+    await until(() => lines.some((l) => l.id === 1));
+    const terminalId = (
+      (lines[0]!.result as Record<string, unknown>).structuredContent as { terminalId: string }
+    ).terminalId;
+    let pid = 0;
+    while (pid === 0) {
+      input.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 'o', method: 'tools/call', params: { name: 'terminal_output', arguments: { terminalId } } })}\n`,
+      );
+      await until(() => lines.some((l) => l.id === 'o'));
+      const snapshot = (
+        lines.splice(
+          lines.findIndex((l) => l.id === 'o'),
+          1,
+        )[0]!.result as Record<string, unknown>
+      ).structuredContent as { output: string };
+      pid = Number.parseInt(snapshot.output, 10) || 0;
+    }
+    expect(alive(pid)).toBe(true);
+    input.end();
+    await running;
+    expect(alive(pid)).toBe(false);
+    expect(output.writableEnded).toBe(true);
+  });
+});
