@@ -16,13 +16,17 @@ Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: info)
 `;
 
-export const CONNECT_HINT = `termgate speaks MCP on stdin/stdout; it is meant to be launched by an MCP client, not typed into.
-Register it, for example:
-  claude mcp add termgate -- npx termgate serve
-  codex:   [mcp_servers.termgate] command = "termgate", args = ["serve"]   (in ~/.codex/config.toml)
-  VS Code: {"servers": {"termgate": {"type": "stdio", "command": "termgate", "args": ["serve"]}}}   (in .vscode/mcp.json)
+/** Printed to stderr when a person runs `serve` in a terminal. */
+export function connectHint(bin: string): string {
+  const node = process.execPath;
+  return `termgate speaks MCP on stdin/stdout: an MCP client launches it, a person does not type into it.
+Register it with a client, for example:
+  Claude Code: claude mcp add termgate -- ${node} ${bin} serve
+  Codex (~/.codex/config.toml): [mcp_servers.termgate] command = "${node}" args = ["${bin}", "serve"]
+  VS Code (.vscode/mcp.json): {"servers": {"termgate": {"type": "stdio", "command": "${node}", "args": ["${bin}", "serve"]}}}
 Press Ctrl-D to stop.
 `;
+}
 
 export class UsageError extends Error {}
 
@@ -77,7 +81,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     return 2;
   }
   const logger = createStderrLogger(config.logLevel);
-  if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(CONNECT_HINT);
+  if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
   io.stderr.write(
     'termgate: WARNING: no policy gate yet: every command is allowed and nothing is audited (allow-all gate).\n',
   );
