@@ -110,7 +110,8 @@ export class CheckedFileDestination {
       }
       if (this.fsync) fsyncSync(this.fd);
     } catch (error) {
-      if (written > 0 && this.identity !== null) {
+      // Cut any partial line back off (a no-op when nothing was written).
+      if (this.identity !== null) {
         try {
           ftruncateSync(this.fd, Number(this.size));
         } catch {

@@ -53,10 +53,12 @@ export function verifyAuditLines(lines: Iterable<AuditLine | string>): VerifyRes
     const opened = openSealedLine(line.bytes);
     if (!isSealedRecord(opened)) return fail(opened.problem);
     if (opened.seq > expected) {
-      return fail(`gap: found seq ${opened.seq} where seq ${expected} was expected (records removed)`);
+      return fail(`found seq ${opened.seq} where seq ${expected} was expected: records missing or reordered`);
     }
     if (opened.seq < expected) {
-      return fail(`out of order: found seq ${opened.seq} where seq ${expected} was expected`);
+      return fail(
+        `found seq ${opened.seq} where seq ${expected} was expected: records repeated or reordered`,
+      );
     }
     if (head === null) {
       if (opened.nonce === undefined || opened.prevHash !== anchorHash(opened.nonce)) {

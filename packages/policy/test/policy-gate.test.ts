@@ -1,0 +1,305 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  auditField,
+  InMemoryAuditSink,
+  PinoAuditSink,
+  PolicyGate,
+  verifyAuditFile,
+  verifyAuditLines,
+} from '@termgate/policy';
+import type { GateVerb } from '@termgate/termhost';
+import { OrderedSink } from './audit/support/ordered-sink.js';
+import { gateRequest, MCP_CALLER } from './audit/support/requests.js';
+import { allow, deny, TableJudge } from './audit/support/table-judge.js';
+import { tempDir } from './audit/support/temp-dir.js';
+
+const POLICY = { path: '/etc/termgate/policy.yaml', sha256: 'a'.repeat(64) };
+
+const judgeTable = (onJudge?: () => void) =>
+  new TableJudge(
+    [
+      {
+        match: 'npm test',
+        decision: allow('npm test is allowed by rule npm-test', ['npm-test'], {
+          subcommands: [{ program: 'npm', argv: ['npm', 'test'], via: [], range: [0, 8] }],
+          resolvedCwd: '/real/project',
+        }),
+      },
+      {
+        match: /^rm /,
+        decision: deny('rm is denied by rule no-rm', ['no-rm'], {
+          subcommands: [{ program: 'rm', argv: ['rm', '-rf', '/'], via: [] }],
+        }),
+      },
+      { match: 'git', decision: allow('git status is allowed', ['git-read']) },
+    ],
+    undefined,
+    onJudge,
+  );
+
+describe('PolicyGate: create', () => {
+  test('judges the resolved spec, records the decision, then answers with the resolved cwd', () => {
+    const log: string[] = [];
+    const judge = judgeTable(() => log.push('judge'));
+    const sink = new OrderedSink(log);
+    const gate = new PolicyGate(judge, sink, POLICY);
+
+    const answer = gate.decide(gateRequest('create', 'npm test', { env: { CI: '1' } }));
+    log.push('returned');
+
+    expect(log).toEqual(['judge', 'append terminal-create', 'returned']);
+    expect(answer).toEqual({
+      allow: true,
+      reason: 'npm test is allowed by rule npm-test',
+      cwd: '/real/project',
+    });
+    expect(judge.requests).toEqual([
+      { command: 'npm test', args: null, cwd: '/work/project', env: { CI: '1' } },
+    ]);
+    const [record] = sink.inner.records;
+    expect(record).toMatchObject({
+      event: {
+        kind: 'event',
+        category: ['process'],
+        type: ['info', 'allowed'],
+        action: 'terminal-create',
+        outcome: 'success',
+        reason: 'npm test is allowed by rule npm-test',
+      },
+      process: {
+        command_line: 'npm test',
+        args: ['bash', '--noprofile', '--norc', '-c', 'npm test'],
+        working_directory: '/real/project',
+      },
+      rule: { id: ['npm-test'] },
+      termgate: {
+        terminal_id: 'term-0123456789abcdef',
+        verb: 'create',
+        decision: 'allow',
+        env_names: ['CI'],
+        cwd_requested: '/work/project',
+        subcommands: [{ program: 'npm', argv: ['npm', 'test'], via: [], range: [0, 8] }],
+        policy: { sha256: POLICY.sha256 },
+        client: { name: 'claude-code', version: '2.1.0' },
+        protocol: 'mcp/2026-07-28',
+      },
+    });
+  });
+
+  test('a deny is answered with its reason and rule ids, and recorded as a failure', () => {
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judgeTable(), sink, POLICY);
+    expect(gate.decide(gateRequest('create', 'rm -rf /'))).toEqual({
+      allow: false,
+      reason: 'rm is denied by rule no-rm',
+      ruleIds: ['no-rm'],
+    });
+    expect(sink.records[0]).toMatchObject({
+      event: { type: ['info', 'denied'], outcome: 'failure', reason: 'rm is denied by rule no-rm' },
+      rule: { id: ['no-rm'] },
+      termgate: { decision: 'deny', subcommands: [{ program: 'rm' }] },
+    });
+  });
+
+  test('an argv-form spec is judged as a program with args and recorded shell-quoted', () => {
+    const judge = judgeTable();
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judge, sink, POLICY);
+    expect(
+      gate.decide(gateRequest('create', 'git', { args: ['log', '--format=%H %s', "it's"] })),
+    ).toMatchObject({
+      allow: true,
+    });
+    expect(judge.requests[0]).toMatchObject({ command: 'git', args: ['log', '--format=%H %s', "it's"] });
+    expect(auditField(sink.records[0]!, 'process.command_line')).toBe(`git log '--format=%H %s' 'it'\\''s'`);
+    expect(auditField(sink.records[0]!, 'process.args')).toEqual(['git', 'log', '--format=%H %s', "it's"]);
+  });
+
+  test('a judge that throws is a deny with the reason, and is recorded', () => {
+    const judge = judgeTable();
+    judge.throwing = new Error('parser crashed');
+    const sink = new InMemoryAuditSink();
+    const answer = new PolicyGate(judge, sink, POLICY).decide(gateRequest('create', 'npm test'));
+    expect(answer).toEqual({
+      allow: false,
+      reason: 'policy engine failed: parser crashed; nothing was run',
+      ruleIds: [],
+    });
+    expect(sink.records[0]).toMatchObject({ termgate: { decision: 'deny' }, event: { outcome: 'failure' } });
+  });
+
+  test.each([
+    [
+      'an unknown verdict',
+      { decision: 'ALLOW', ruleIds: [], reason: 'x', subcommands: [], resolvedCwd: null },
+    ],
+    ['no rule ids', { decision: 'allow', reason: 'x', subcommands: [], resolvedCwd: null }],
+    ['nothing', undefined],
+  ])('a judge that answers %s is a deny', (_name, answer) => {
+    const judge = { judge: () => answer as never };
+    const decision = new PolicyGate(judge, new InMemoryAuditSink(), POLICY).decide(
+      gateRequest('create', 'ls'),
+    );
+    expect(decision).toMatchObject({ allow: false, reason: expect.stringMatching(/invalid decision/) });
+  });
+
+  test('a sink that throws turns an allow into a refusal that names the audit trail', () => {
+    const sink = new InMemoryAuditSink();
+    sink.failWith(new Error('EACCES: permission denied, open /var/log/termgate/audit.jsonl'));
+    const answer = new PolicyGate(judgeTable(), sink, POLICY).decide(gateRequest('create', 'npm test'));
+    expect(answer).toEqual({
+      allow: false,
+      reason:
+        'audit trail unavailable: in-memory audit sink: EACCES: permission denied, open /var/log/termgate/audit.jsonl; nothing was run',
+    });
+    expect(answer).not.toHaveProperty('cwd');
+  });
+
+  test('environment values are never written, only the names (real file)', () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir.path, 'audit.jsonl');
+      const sink = PinoAuditSink.open(file);
+      const gate = new PolicyGate(judgeTable(), sink, POLICY);
+      gate.decide(
+        gateRequest('create', 'npm test', { env: { NPM_TOKEN: 'sekret-value-8c1f', HOME: '/home/agent' } }),
+      );
+      gate.decide(
+        gateRequest('create', 'rm -rf /', { env: { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG' } }),
+      );
+      sink.close();
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain('sekret-value-8c1f');
+      expect(text).not.toContain('wJalrXUtnFEMI');
+      expect(text).not.toContain('/home/agent');
+      expect(text).toContain('"env_names":["HOME","NPM_TOKEN"]');
+      expect(text).toContain('"env_names":["AWS_SECRET_ACCESS_KEY"]');
+      expect(verifyAuditFile(file)).toMatchObject({ ok: true, records: 2 });
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('PolicyGate: the verbs after create', () => {
+  const verbs: Exclude<GateVerb, 'create'>[] = ['output', 'wait', 'kill', 'release'];
+
+  test.each(verbs)('%s is allowed and recorded before the answer', (verb) => {
+    const log: string[] = [];
+    const sink = new OrderedSink(log);
+    const answer = new PolicyGate(judgeTable(), sink, POLICY).decide(gateRequest(verb, 'npm test'));
+    log.push('returned');
+    expect(answer).toMatchObject({ allow: true, reason: expect.stringMatching(/passed the gate at create/) });
+    expect(log).toEqual([`append terminal-${verb}`, 'returned']);
+    expect(sink.inner.records[0]).toMatchObject({
+      event: { action: `terminal-${verb}`, outcome: 'success' },
+      process: { command_line: 'npm test' },
+      termgate: {
+        verb,
+        decision: 'allow',
+        terminal_id: 'term-0123456789abcdef',
+        client: { name: 'claude-code' },
+      },
+    });
+  });
+
+  test('a follow-up policy may deny, and its deny is recorded', () => {
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judgeTable(), sink, POLICY, {
+      followUp: (request) =>
+        request.verb === 'output'
+          ? { decision: 'deny', ruleIds: ['no-peek'], reason: 'output is private' }
+          : { decision: 'allow', ruleIds: [], reason: 'ok' },
+    });
+    expect(gate.decide(gateRequest('output', 'npm test'))).toEqual({
+      allow: false,
+      reason: 'output is private',
+      ruleIds: ['no-peek'],
+    });
+    expect(sink.records[0]).toMatchObject({ rule: { id: ['no-peek'] }, termgate: { decision: 'deny' } });
+  });
+
+  test('a follow-up policy that throws is a deny', () => {
+    const gate = new PolicyGate(judgeTable(), new InMemoryAuditSink(), POLICY, {
+      followUp: () => {
+        throw new Error('bug');
+      },
+    });
+    expect(gate.decide(gateRequest('wait', 'npm test'))).toMatchObject({ allow: false, reason: /bug/ });
+  });
+
+  test('with the audit trail down, output and wait are refused; kill and release still stop the process', () => {
+    const sink = new InMemoryAuditSink();
+    sink.failWith(new Error('ENOSPC'));
+    const gate = new PolicyGate(judgeTable(), sink, POLICY);
+    expect(gate.decide(gateRequest('output', 'npm test'))).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^audit trail unavailable: .*ENOSPC; the output was refused$/),
+    });
+    expect(gate.decide(gateRequest('wait', 'npm test'))).toMatchObject({ allow: false });
+    expect(gate.decide(gateRequest('kill', 'npm test'))).toMatchObject({
+      allow: true,
+      reason: expect.stringMatching(/the kill goes ahead unrecorded/),
+    });
+    expect(gate.decide(gateRequest('release', 'npm test'))).toMatchObject({ allow: true });
+  });
+});
+
+describe('PolicyGate: lifecycle records', () => {
+  test('spawn and exit are recorded with pid, exit status, byte counts and output digest', () => {
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judgeTable(), sink, POLICY);
+    gate.decide(gateRequest('create', 'npm test'));
+    gate.onSpawned({ terminalId: 'term-0123456789abcdef', pid: 4242, caller: MCP_CALLER });
+    gate.onExited({
+      terminalId: 'term-0123456789abcdef',
+      exitStatus: { exitCode: null, signal: 'SIGKILL', timedOut: true },
+      durationMs: 1500,
+      totalBytes: 2048,
+      droppedBytes: 1024,
+      outputSha256: 'b'.repeat(64),
+      caller: MCP_CALLER,
+    });
+    const [, spawn, exit] = sink.records;
+    expect(spawn).toMatchObject({
+      event: { action: 'terminal-spawn', type: ['start'], outcome: 'success' },
+      process: { pid: 4242 },
+      termgate: { terminal_id: 'term-0123456789abcdef', protocol: 'mcp/2026-07-28' },
+    });
+    expect(exit).toMatchObject({
+      event: { action: 'terminal-exit', type: ['end'], outcome: 'failure', duration: 1_500_000_000 },
+      process: { pid: 4242 },
+      termgate: {
+        signal: 'SIGKILL',
+        timed_out: true,
+        total_bytes: 2048,
+        dropped_bytes: 1024,
+        output_sha256: 'b'.repeat(64),
+      },
+    });
+    expect(exit).not.toHaveProperty('process.exit_code');
+    expect(verifyAuditLines(sink.lines)).toMatchObject({ ok: true, records: 3 });
+  });
+
+  test('a clean exit records exit_code 0 as a success', () => {
+    const sink = new InMemoryAuditSink();
+    new PolicyGate(judgeTable(), sink, POLICY).onExited({
+      terminalId: 't',
+      exitStatus: { exitCode: 0, signal: null, timedOut: false },
+      durationMs: 3,
+      totalBytes: 0,
+      droppedBytes: 0,
+      outputSha256: null,
+      caller: {},
+    });
+    expect(sink.records[0]).toMatchObject({ event: { outcome: 'success' }, process: { exit_code: 0 } });
+  });
+
+  test('an observer append that fails is thrown to the host', () => {
+    const sink = new InMemoryAuditSink();
+    sink.failWith(new Error('ENOSPC'));
+    const gate = new PolicyGate(judgeTable(), sink, POLICY);
+    expect(() => gate.onSpawned({ terminalId: 't', pid: 1, caller: {} })).toThrow(/ENOSPC/);
+  });
+});
