@@ -23,6 +23,33 @@ export {
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
 export type { CommandRequest, PolicyDecision, SimpleCommand, Verdict } from './decision.js';
+export {
+  type CommandVerdict,
+  createPolicyEngine,
+  type Explanation,
+  PolicyEngine,
+  type PolicyEngineOptions,
+} from './engine/policy-engine.js';
+export { type PolicyTestReport, type PolicyTestResult, runPolicyTests } from './engine/policy-tests.js';
+export { loadPolicyFile, parsePolicyText } from './policy-file/load-policy.js';
+export {
+  formatIssue,
+  PolicyError,
+  type PolicyErrorCode,
+  type PolicyIssue,
+} from './policy-file/policy-error.js';
+export type {
+  EnvPolicy,
+  LoadedPolicy,
+  PolicyLimits,
+  PolicyRule,
+  PolicyTest,
+  SourcePosition,
+} from './policy-file/policy-types.js';
+export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
 export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';
 export { AUDIT_SINK, type AuditEvent, type AuditSink } from './ports/audit-sink.js';
 export { COMMAND_JUDGE, type CommandJudge } from './ports/command-judge.js';
+export type { Assignment, LineAnalysis, Problem } from './shell/analysis.js';
+export { assertBashCompatibleShell } from './shell/assert-bash.js';
+export { DEFAULT_POLICY_PATH } from './shell/module-location.js';

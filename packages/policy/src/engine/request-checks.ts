@@ -1,0 +1,44 @@
+import type { CommandRequest } from '../decision.js';
+import { ENV_DENY_FLOOR, globToRegExp, matchesAny } from '../policy-file/name-glob.js';
+import { isInside } from '../policy-file/policy-paths.js';
+import type { LoadedPolicy } from '../policy-file/policy-types.js';
+import type { Assignment } from '../shell/analysis.js';
+
+/** The env and cwd part of a policy, compiled. */
+export class RequestChecks {
+  private readonly denied: readonly RegExp[];
+  private readonly clientSettable: readonly RegExp[];
+
+  constructor(private readonly policy: LoadedPolicy) {
+    this.denied = [...ENV_DENY_FLOOR, ...policy.env.deny].map(globToRegExp);
+    this.clientSettable = policy.env.allowClientSet.map(globToRegExp);
+  }
+
+  /** Why the resolved cwd is refused, or null. `resolvedCwd` is null when the cwd does not resolve. */
+  cwdProblem(request: CommandRequest, resolvedCwd: string | null): string | null {
+    if (resolvedCwd === null) return `the cwd ${request.cwd} does not exist or cannot be resolved`;
+    const roots = this.policy.cwdRoots;
+    if (roots && !roots.some((root) => isInside(resolvedCwd, root))) {
+      return `the cwd ${resolvedCwd} is outside the allowed roots (${roots.join(', ')})`;
+    }
+    return null;
+  }
+
+  /** One reason per client-set variable the policy refuses. Deny wins over allowClientSet. */
+  envProblems(request: CommandRequest): string[] {
+    const problems: string[] = [];
+    for (const name of Object.keys(request.env)) {
+      if (matchesAny(name, this.denied)) problems.push(`the client may not set ${name} (env.deny)`);
+      else if (!matchesAny(name, this.clientSettable))
+        problems.push(`the client may not set ${name} (not in env.allowClientSet)`);
+    }
+    return problems;
+  }
+
+  /** One reason per in-line assignment (`LD_PRELOAD=… ls`, `export`, `env NAME=…`) of a denied name. */
+  assignmentProblems(assignments: readonly Assignment[]): string[] {
+    return assignments
+      .filter((a) => matchesAny(a.name, this.denied))
+      .map((a) => `the line sets ${a.name}, which env.deny forbids`);
+  }
+}

@@ -1,0 +1,44 @@
+import { realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, resolve, sep } from 'node:path';
+
+/**
+ * Resolves a directory written in a policy file: `${SERVER_CWD}` (the
+ * process cwd when the policy is loaded), `${HOME}`, `${TMPDIR}` and a
+ * leading `~` are expanded; a relative path is relative to the policy
+ * file's directory; symlinks are resolved when the path exists.
+ */
+export function resolvePolicyDir(written: string, policyDir: string): string {
+  let path = written
+    .replaceAll(placeholder('SERVER_CWD'), process.cwd())
+    .replaceAll(placeholder('HOME'), homedir())
+    .replaceAll(placeholder('TMPDIR'), tmpdir());
+  if (path === '~' || path.startsWith('~/')) path = homedir() + path.slice(1);
+  const absolute = isAbsolute(path) ? resolve(path) : resolve(policyDir, path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+/** True when `path` is `dir` or below it (both absolute and normalised). */
+export function isInside(path: string, dir: string): boolean {
+  if (path === dir) return true;
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
+  return path.startsWith(prefix);
+}
+
+/** The realpath of `path`, or `null` when it does not exist or is unreadable. */
+export function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** `${NAME}` as written in a policy file. */
+function placeholder(name: string): string {
+  return ['$', '{', name, '}'].join('');
+}

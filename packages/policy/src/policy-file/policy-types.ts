@@ -1,0 +1,74 @@
+import type { Verdict } from '../decision.js';
+
+/** Where something is defined in the policy file (1-based). */
+export interface SourcePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * One rule. Its matchers are AND-ed; the alternatives inside one matcher are
+ * OR-ed. A rule matches one simple command at a time.
+ */
+export interface PolicyRule {
+  readonly id: string;
+  readonly decision: Verdict;
+  readonly reason?: string;
+  /** Basenames, or absolute paths that argv[0] must equal exactly. */
+  readonly program?: readonly string[];
+  /** Alternatives; each is a token-exact prefix of argv after argv[0]. */
+  readonly argvPrefix?: readonly (readonly string[])[];
+  readonly argvContains?: readonly string[];
+  /** Whole-command globs over the normalised command. */
+  readonly glob?: readonly string[];
+  /** Whole-command regexes (source text; compiled anchored, `u` flag). */
+  readonly regex?: readonly string[];
+  /** Absolute, symlink-resolved directories. */
+  readonly cwd?: readonly string[];
+  readonly position: SourcePosition;
+}
+
+export interface PolicyLimits {
+  readonly maxTerminals?: number;
+  readonly maxOutputBytes?: number;
+  readonly timeoutSeconds?: number;
+}
+
+export interface EnvPolicy {
+  /** Globs of server variable names a command inherits. */
+  readonly inherit: readonly string[];
+  /** Globs of names a client may set. */
+  readonly allowClientSet: readonly string[];
+  /** Globs of names nobody may set (the built-in floor is added to these). */
+  readonly deny: readonly string[];
+}
+
+/** An embedded example that `policy test` checks. */
+export interface PolicyTest {
+  readonly command: string;
+  readonly args: readonly string[] | null;
+  /** Absolute; defaults to the first cwd root, else the policy file's directory. */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly expect: Verdict;
+  readonly rule?: string;
+  readonly position: SourcePosition;
+}
+
+/** A validated policy. Immutable; safe to share. */
+export interface LoadedPolicy {
+  /** Absolute path of the file (or the name given to `parsePolicyText`). */
+  readonly path: string;
+  /** Hex SHA-256 of the file bytes, for audit records. */
+  readonly sha256: string;
+  readonly default: Verdict;
+  readonly allowDynamic: boolean;
+  readonly rules: readonly PolicyRule[];
+  readonly limits: PolicyLimits;
+  /** Absolute, symlink-resolved roots; `null` when the policy does not restrict the cwd. */
+  readonly cwdRoots: readonly string[] | null;
+  readonly env: EnvPolicy;
+  readonly tests: readonly PolicyTest[];
+  /** The base environment a command inherits from the server's: names matching `env.inherit`, minus the deny floor. */
+  inheritedEnv(serverEnv: NodeJS.ProcessEnv): Record<string, string>;
+}

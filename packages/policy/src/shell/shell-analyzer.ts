@@ -1,0 +1,527 @@
+import { basename } from 'node:path';
+import type { Node } from 'web-tree-sitter';
+import type { SimpleCommand } from '../decision.js';
+import {
+  type Assignment,
+  type LineAnalysis,
+  literalToken,
+  type Problem,
+  type Range,
+  type Token,
+} from './analysis.js';
+import type { BashParser } from './bash-grammar.js';
+import { prelex } from './prelex.js';
+import { dynamicReason } from './special-programs.js';
+import { wordToken } from './words.js';
+import { unwrap } from './wrappers.js';
+
+/** Node kinds whose named children are walked as they are. */
+const STRUCTURAL = new Set([
+  'program',
+  'list',
+  'pipeline',
+  'subshell',
+  'compound_statement',
+  'redirected_statement',
+  'negated_command',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'case_statement',
+  'case_item',
+  'binary_expression',
+  'unary_expression',
+  'parenthesized_expression',
+  'ternary_expression',
+  'postfix_expression',
+  'string',
+  'concatenation',
+  'array',
+  'translated_string',
+  'file_redirect',
+  'herestring_redirect',
+  'command_name',
+  'simple_expansion',
+]);
+
+/** Node kinds with nothing executable inside. */
+const LEAVES = new Set([
+  'word',
+  'number',
+  'string_content',
+  'raw_string',
+  'ansi_c_string',
+  'variable_name',
+  'special_variable_name',
+  'heredoc_start',
+  'heredoc_end',
+  'heredoc_content',
+  'file_descriptor',
+  'extglob_pattern',
+  'regex',
+  'test_operator',
+  'comment',
+  'brace_expression',
+]);
+
+/** `via` labels for the constructs that introduce one. */
+const VIA: Readonly<Record<string, string>> = {
+  pipeline: 'pipeline',
+  subshell: 'subshell',
+  command_substitution: 'command_substitution',
+  process_substitution: 'process_substitution',
+};
+
+const ARITHMETIC_COMPARISON = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+const VARIABLE_REFERENCE = new Set([
+  'simple_expansion',
+  'expansion',
+  'variable_name',
+  'word',
+  'command_substitution',
+]);
+const MAX_DEPTH = 8;
+
+interface Scope {
+  readonly via: readonly string[];
+  /** Functions defined in the text being walked. */
+  readonly functions: ReadonlySet<string>;
+  /** For nested strings (`bash -c '…'`): the range of the string in the judged line. */
+  readonly outerRange?: Range;
+  readonly depth: number;
+}
+
+/**
+ * Finds every simple command a bash line would run, using tree-sitter-bash
+ * behind an allowlist of node kinds (PEERS §5). Whatever it cannot model is
+ * reported as a `Problem` rather than guessed. Synchronous; never throws for
+ * any input string.
+ */
+export class ShellAnalyzer {
+  constructor(private readonly parser: BashParser) {}
+
+  /** Analyzes a command line as `bash -c LINE` would run it. */
+  analyzeLine(line: string): LineAnalysis {
+    const walk = new Extraction(this.parser);
+    walk.text(line, { via: [], functions: new Set(), depth: 0 });
+    return walk.result();
+  }
+
+  /** Analyzes an argv request (no shell): one command, wrappers unwrapped, `bash -c` strings parsed. */
+  analyzeArgv(argv: readonly string[]): LineAnalysis {
+    const walk = new Extraction(this.parser);
+    walk.emit(
+      argv.map((a) => literalToken(a)),
+      undefined,
+      { via: [], functions: new Set(), depth: 0 },
+    );
+    return walk.result();
+  }
+}
+
+class Extraction {
+  private readonly commands: SimpleCommand[] = [];
+  private readonly problems: Problem[] = [];
+  private readonly assignments: Assignment[] = [];
+
+  constructor(private readonly parser: BashParser) {}
+
+  result(): LineAnalysis {
+    const seen = new Set<string>();
+    const problems = this.problems.filter((p) => {
+      const key = `${p.kind}|${p.message}|${p.range?.join('-')}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    return { commands: this.commands, problems, assignments: this.assignments };
+  }
+
+  /** Parses and walks a piece of shell source. */
+  text(source: string, scope: Scope): void {
+    if (scope.depth > MAX_DEPTH) {
+      this.problem(scope, 'unparseable', 'commands nested too deeply', scope.outerRange);
+      return;
+    }
+    for (const p of prelex(source, scope.via)) {
+      this.problems.push(scope.outerRange ? { ...p, range: scope.outerRange } : p);
+    }
+    const tree = this.parser.parse(source);
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) {
+        const bad = firstError(root);
+        this.problem(
+          scope,
+          'unparseable',
+          bad?.isMissing ? `syntax error: missing \`${bad.type}\`` : 'syntax error',
+          bad ? this.range(bad, scope) : undefined,
+        );
+      }
+      const functions = new Set<string>();
+      collectFunctions(root, functions);
+      this.walk(root, { ...scope, functions });
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private walk(node: Node, scope: Scope): void {
+    if (!node.isNamed) return;
+    switch (node.type) {
+      case 'command':
+        this.command(node, scope);
+        return;
+      case 'declaration_command':
+      case 'unset_command':
+        this.declaration(node, scope);
+        return;
+      case 'variable_assignment':
+        this.assignment(node, scope);
+        return;
+      case 'function_definition': {
+        const name = node.childForFieldName('name')?.text ?? '?';
+        this.children(node, { ...scope, via: [...scope.via, `function ${name}`] });
+        return;
+      }
+      case 'command_substitution':
+        if (node.text.startsWith('`') && node.text.slice(1, -1).includes('\\`')) {
+          this.problem(
+            scope,
+            'unparseable',
+            'nested backquotes (the parser does not model `\\``)',
+            this.range(node, scope),
+          );
+        }
+        this.children(node, { ...scope, via: [...scope.via, 'command_substitution'] });
+        return;
+      case 'process_substitution':
+        this.children(node, { ...scope, via: [...scope.via, 'process_substitution'] });
+        return;
+      case 'heredoc_redirect':
+        this.heredoc(node, scope);
+        return;
+      case 'arithmetic_expansion':
+        this.arithmetic(node, node, scope);
+        this.children(node, scope);
+        return;
+      case 'c_style_for_statement':
+        for (const part of node.namedChildren) {
+          if (part && part.type !== 'do_group' && part.type !== 'compound_statement')
+            this.arithmetic(node, part, scope);
+        }
+        this.children(node, scope);
+        return;
+      case 'expansion':
+        if (node.children.some((c) => c?.type === '@')) {
+          this.problem(
+            scope,
+            'dynamic',
+            `parameter transformation \`${node.text}\``,
+            this.range(node, scope),
+          );
+        }
+        this.children(node, scope);
+        return;
+      case 'subscript':
+        this.subscript(node, scope);
+        this.children(node, scope);
+        return;
+      case 'test_command':
+        this.test(node, scope);
+        this.children(node, scope);
+        return;
+      case 'ERROR':
+        this.children(node, scope);
+        return;
+    }
+    if (node.type === 'compound_statement' && node.firstChild?.type === '((') {
+      this.arithmetic(node, node, scope);
+    }
+    if (STRUCTURAL.has(node.type)) {
+      const label = VIA[node.type];
+      this.children(node, label ? { ...scope, via: [...scope.via, label] } : scope);
+      return;
+    }
+    if (LEAVES.has(node.type)) return;
+    this.problem(
+      scope,
+      'unparseable',
+      `unsupported shell construct \`${node.type}\``,
+      this.range(node, scope),
+    );
+  }
+
+  private children(node: Node, scope: Scope): void {
+    for (const child of node.namedChildren) if (child) this.walk(child, scope);
+  }
+
+  private command(node: Node, scope: Scope): void {
+    const words: Node[] = [];
+    const nested: Node[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (!child) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === 'name') {
+        for (const part of child.namedChildren) if (part && !part.isMissing) words.push(part);
+      } else if (field === 'argument' || child.type === '$') {
+        words.push(child);
+      } else if (child.type === 'variable_assignment') {
+        this.assignment(child, scope);
+        continue;
+      }
+      nested.push(child);
+    }
+    // The command first, then what its words run (in source order of their start).
+    if (words.length > 0) this.emit(groupWords(words), this.range(node, scope), scope);
+    for (const child of nested) this.walk(child, scope);
+  }
+
+  /**
+   * Records one simple command and, for wrappers, what it runs. Public for
+   * argv requests, which have no shell source.
+   */
+  emit(argv: readonly Token[], range: Range | undefined, scope: Scope): void {
+    const program = argv[0];
+    if (!program) return;
+    const at = range ?? program.range;
+    if (!program.literal || program.glob || program.brace || program.text === '') {
+      const why = !program.literal
+        ? 'is built from an expansion'
+        : program.text === ''
+          ? 'is empty'
+          : 'undergoes pathname or brace expansion';
+      this.problem(scope, 'dynamic', `the command name \`${program.text}\` ${why}`, at);
+      return;
+    }
+    const braced = argv.find((t) => t.brace);
+    if (braced) {
+      this.problem(scope, 'dynamic', `brace expansion in \`${braced.text}\` changes the argument list`, at);
+    }
+    const command: SimpleCommand = {
+      program: program.text,
+      argv: argv.map((t) => t.text),
+      ...(at ? { range: at } : {}),
+      via: scope.via,
+    };
+    this.commands.push(command);
+    const name = basename(program.text);
+    if (scope.functions.has(program.text)) {
+      this.problem(scope, 'dynamic', `\`${program.text}\` calls a function defined in this line`, at);
+    }
+    const dynamic = dynamicReason(name, argv);
+    if (dynamic) this.problem(scope, 'dynamic', dynamic, at);
+    if (scope.depth >= MAX_DEPTH) {
+      this.problem(scope, 'unparseable', 'wrappers nested too deeply', at);
+      return;
+    }
+    const wrapped = unwrap(name, argv);
+    if (!wrapped) return;
+    const inner: Scope = { ...scope, via: [...scope.via, wrapped.via], depth: scope.depth + 1 };
+    if (wrapped.problem) this.problem(scope, 'unparseable', wrapped.problem, at);
+    for (const a of wrapped.assignments) {
+      this.assignments.push({
+        name: a.text.slice(0, a.text.indexOf('=')),
+        ...(at ? { range: at } : {}),
+        via: inner.via,
+      });
+    }
+    for (const run of wrapped.run) this.emit(run, at, inner);
+    for (const script of wrapped.scripts) {
+      if (!script.literal) {
+        this.problem(
+          scope,
+          'dynamic',
+          `the ${wrapped.via} string \`${script.text}\` is built from an expansion`,
+          at,
+        );
+        continue;
+      }
+      this.text(script.text, { ...inner, functions: new Set(), ...(at ? { outerRange: at } : {}) });
+    }
+  }
+
+  /** `export A=1 B`, `declare -x C=…`, `local y`, `unset X`. */
+  private declaration(node: Node, scope: Scope): void {
+    const argv: Token[] = [literalToken(node.firstChild?.text ?? 'declare')];
+    const exporting = node.firstChild?.text === 'export' || /-[a-zA-Z]*x/.test(node.text);
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'variable_assignment') {
+        this.assignment(child, scope);
+        argv.push({ ...wordToken([child]), text: child.text });
+      } else {
+        if (child.type === 'variable_name' && exporting) {
+          this.assignments.push({ name: child.text, range: this.range(child, scope), via: scope.via });
+        }
+        this.walk(child, scope);
+        argv.push(wordToken([child]));
+      }
+    }
+    this.emit(argv, this.range(node, scope), scope);
+  }
+
+  private assignment(node: Node, scope: Scope): void {
+    const target = node.childForFieldName('name') ?? node.firstNamedChild;
+    const name =
+      target?.type === 'subscript' ? (target.childForFieldName('name')?.text ?? target.text) : target?.text;
+    if (name) this.assignments.push({ name, range: this.range(node, scope), via: scope.via });
+    for (const child of node.namedChildren) if (child) this.walk(child, scope);
+  }
+
+  /**
+   * A here-document. With a quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<E\OF`)
+   * the body is literal. Otherwise bash expands it, and tree-sitter-bash
+   * misses substitutions in some bodies (backquotes, tab-indented lines), so
+   * unless every `$(`/backquote in the body was modeled the line is refused.
+   */
+  private heredoc(node: Node, scope: Scope): void {
+    const start = node.namedChildren.find((c) => c?.type === 'heredoc_start')?.text ?? '';
+    const quoted = /['"\\]/.test(start);
+    for (const child of node.namedChildren) {
+      if (!child || child.type === 'heredoc_start' || child.type === 'heredoc_end') continue;
+      if (child.type !== 'heredoc_body') {
+        this.walk(child, scope);
+        continue;
+      }
+      if (quoted) continue;
+      const written = countSubstitutions(child.text);
+      const modeled = { dollar: 0, backquote: 0 };
+      countModeled(child, modeled);
+      if (written.dollar > modeled.dollar || written.backquote > modeled.backquote) {
+        this.problem(
+          scope,
+          'unparseable',
+          "a here-document body with substitutions the parser did not model (quote the delimiter: <<'EOF')",
+          this.range(child, scope),
+        );
+      }
+      this.children(child, { ...scope, via: [...scope.via, 'heredoc'] });
+    }
+  }
+
+  /** Arithmetic evaluates variables recursively, so a variable holding `a[$(cmd)]` runs cmd. */
+  private arithmetic(root: Node, node: Node, scope: Scope): void {
+    if (VARIABLE_REFERENCE.has(node.type)) {
+      this.problem(scope, 'dynamic', `arithmetic on variables in \`${root.text}\``, this.range(root, scope));
+      return;
+    }
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (VARIABLE_REFERENCE.has(child.type)) {
+        this.problem(
+          scope,
+          'dynamic',
+          `arithmetic on variables in \`${root.text}\``,
+          this.range(root, scope),
+        );
+        return;
+      }
+      this.arithmetic(root, child, scope);
+    }
+  }
+
+  private subscript(node: Node, scope: Scope): void {
+    const index = node.childForFieldName('index');
+    if (!index) return;
+    if (index.type === 'number' || index.text === '@' || index.text === '*') return;
+    this.problem(
+      scope,
+      'dynamic',
+      `array subscript \`${node.text}\` is evaluated at run time`,
+      this.range(node, scope),
+    );
+  }
+
+  private test(node: Node, scope: Scope): void {
+    const operators: string[] = [];
+    collectOperators(node, operators);
+    if (operators.includes('-v') || operators.some((o) => ARITHMETIC_COMPARISON.has(o))) {
+      const hasVariable = operators.includes('-v') || containsType(node, VARIABLE_REFERENCE);
+      if (hasVariable) {
+        this.problem(
+          scope,
+          'dynamic',
+          `\`${node.text}\` evaluates arithmetic or subscripts`,
+          this.range(node, scope),
+        );
+      }
+    }
+  }
+
+  private problem(scope: Scope, kind: Problem['kind'], message: string, range: Range | undefined): void {
+    this.problems.push({ kind, message, via: scope.via, ...(range ? { range } : {}) });
+  }
+
+  private range(node: Node, scope: Scope): Range {
+    return scope.outerRange ?? [node.startIndex, node.endIndex];
+  }
+}
+
+/** Adjacent word nodes with nothing between them are one shell word (`$"…"`). */
+function groupWords(nodes: readonly Node[]): Token[] {
+  const groups: Node[][] = [];
+  for (const node of nodes) {
+    const last = groups[groups.length - 1];
+    const prev = last?.[last.length - 1];
+    if (last && prev && prev.endIndex === node.startIndex) last.push(node);
+    else groups.push([node]);
+  }
+  return groups.map((g) => wordToken(g));
+}
+
+function firstError(node: Node): Node | null {
+  if (node.type === 'ERROR' || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child?.hasError || child?.isMissing) {
+      const found = firstError(child);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function collectFunctions(node: Node, into: Set<string>): void {
+  if (node.type === 'function_definition') {
+    const name = node.childForFieldName('name');
+    if (name) into.add(wordToken([name]).text);
+  }
+  for (const child of node.namedChildren) if (child) collectFunctions(child, into);
+}
+
+function collectOperators(node: Node, into: string[]): void {
+  if (node.type === 'test_operator') into.push(node.text);
+  for (const child of node.namedChildren) if (child) collectOperators(child, into);
+}
+
+function containsType(node: Node, types: ReadonlySet<string>): boolean {
+  return node.namedChildren.some((c) => c !== null && (types.has(c.type) || containsType(c, types)));
+}
+
+/** Unescaped `$(` (incl. `$((`) and backquote pairs written in a here-document body. */
+function countSubstitutions(text: string): { dollar: number; backquote: number } {
+  let dollar = 0;
+  let backquotes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '\\') i++;
+    else if (ch === '$' && text[i + 1] === '(') dollar++;
+    else if (ch === '`') backquotes++;
+  }
+  return { dollar, backquote: Math.ceil(backquotes / 2) };
+}
+
+function countModeled(node: Node, into: { dollar: number; backquote: number }): void {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'command_substitution' || child.type === 'arithmetic_expansion') {
+      if (child.text.startsWith('`')) into.backquote++;
+      else into.dollar++;
+    }
+    countModeled(child, into);
+  }
+}
