@@ -1,0 +1,221 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { type CommandJudge, PinoAuditSink, PolicyGate, recordServerStart } from '@termgate/policy';
+import type { GateRequest } from '@termgate/termhost';
+import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
+
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const code = await auditCommand(argv, { stdin: new PassThrough(), stdout, stderr });
+  return { code, out, err };
+}
+
+const judge: CommandJudge = {
+  judge: (request) =>
+    request.command.startsWith('rm')
+      ? { decision: 'deny', ruleIds: ['no-rm'], reason: 'rm is denied', subcommands: [], resolvedCwd: null }
+      : { decision: 'allow', ruleIds: ['any'], reason: 'allowed', subcommands: [], resolvedCwd: null },
+};
+
+function request(terminalId: string, command: string): GateRequest {
+  return {
+    verb: 'create',
+    terminalId,
+    spec: { command, args: null, cwd: '/w', env: {}, outputByteLimit: 10, argv: ['bash', '-c', command] },
+    caller: { clientName: 'test-client', protocol: 'mcp/2026-07-28' },
+  };
+}
+
+describe('termgate audit', () => {
+  let dir: string;
+  let file: string;
+  const now = Date.now();
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-cli-audit-'));
+    file = join(dir, 'audit.jsonl');
+    let clock = now - 2 * 3_600_000;
+    const sink = PinoAuditSink.open(file, { now: () => new Date(clock) });
+    const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
+    recordServerStart(sink, { policy, version: '0.1.0' });
+    const gate = new PolicyGate(judge, sink, policy);
+    gate.decide(request('aaaa1111-old', 'rm -rf /tmp/x'));
+    clock = now - 10 * 60_000;
+    gate.decide(request('bbbb2222-new', 'npm test'));
+    gate.onSpawned({ terminalId: 'bbbb2222-new', pid: 77, caller: {} });
+    gate.onExited({
+      terminalId: 'bbbb2222-new',
+      exitStatus: { exitCode: 3, signal: null, timedOut: false },
+      durationMs: 5,
+      totalBytes: 1,
+      droppedBytes: 0,
+      outputSha256: null,
+      caller: {},
+    });
+    gate.decide(request('cccc3333-esc', 'echo hi\n\u001b[2Kclear'));
+    sink.close();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('verify', () => {
+    test('an intact file exits 0 and says so', async () => {
+      const { code, out, err } = await run(['verify', file]);
+      expect(code).toBe(0);
+      expect(out).toMatch(/: intact, 6 records \(seq 1\.\.6\), head hash [0-9a-f]{64}\n$/);
+      expect(err).toBe('');
+    });
+
+    test('a broken file exits 1 and names the seq and the problem', async () => {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.splice(2, 1);
+      writeFileSync(file, lines.join('\n'));
+      const { code, out } = await run(['verify', file]);
+      expect(code).toBe(1);
+      expect(out).toContain('BROKEN at seq 3 (line 3): found seq 4 where seq 3 was expected');
+      expect(out).toContain('seq 1..2 are intact');
+    });
+
+    test('--json prints the result as JSON', async () => {
+      writeFileSync(file, readFileSync(file, 'utf8').replace('npm test', 'npm TEST'));
+      const { code, out } = await run(['verify', file, '--json']);
+      expect(code).toBe(1);
+      expect(JSON.parse(out)).toMatchObject({
+        file,
+        ok: false,
+        seq: 3,
+        problem: expect.stringMatching(/edited/),
+      });
+    });
+
+    test('a missing file exits 2 with the I/O error on stderr', async () => {
+      const { code, out, err } = await run(['verify', join(dir, 'missing.jsonl')]);
+      expect(code).toBe(2);
+      expect(out).toBe('');
+      expect(err).toMatch(/ENOENT/);
+    });
+  });
+
+  describe('show', () => {
+    test('prints an aligned table', async () => {
+      const { code, out } = await run(['show', file]);
+      expect(code).toBe(0);
+      const lines = out.trimEnd().split('\n');
+      expect(lines).toHaveLength(7);
+      expect(lines[0]).toMatch(/^TIME\s+SEQ\s+ACTION\s+DECISION\s+TERMINAL\s+COMMAND\s+RULES\s+EXIT$/);
+      const column = (name: string) => lines[0]!.indexOf(name);
+      const create = lines.find((line) => line.includes('npm test'))!;
+      expect(create.slice(column('ACTION')).startsWith('terminal-create')).toBe(true);
+      expect(create.slice(column('DECISION')).startsWith('allow')).toBe(true);
+      expect(create.slice(column('TERMINAL')).startsWith('bbbb2222 ')).toBe(true);
+      expect(create.slice(column('RULES')).startsWith('any')).toBe(true);
+      const exit = lines.find((line) => line.includes('terminal-exit'))!;
+      expect(exit.slice(column('EXIT')).trim()).toBe('3');
+    });
+
+    test('escapes control characters in commands', async () => {
+      const { out } = await run(['show', file, '--terminal', 'cccc']);
+      expect(out).toContain('echo hi\\n\\u001b[2Kclear');
+      expect(out).not.toContain('\u001b');
+    });
+
+    test.each([
+      [['--decision', 'deny'], ['rm -rf /tmp/x']],
+      [
+        ['--decision', 'allow'],
+        ['npm test', 'echo hi'],
+      ],
+      [
+        ['--terminal', 'bbbb'],
+        ['npm test', 'terminal-spawn', 'terminal-exit'],
+      ],
+      [['--grep', '^rm\\s'], ['rm -rf']],
+      [
+        ['--since', '1h'],
+        ['npm test', 'terminal-spawn', 'terminal-exit', 'echo hi'],
+      ],
+      [['--since', new Date(now - 3 * 3_600_000).toISOString(), '--decision', 'deny'], ['rm -rf']],
+    ])('filters %j', async (filters, expected) => {
+      const { code, out } = await run(['show', file, ...filters]);
+      expect(code).toBe(0);
+      const rows = out.trimEnd().split('\n').slice(1);
+      expect(rows).toHaveLength(expected.length);
+      expected.forEach((text, i) => {
+        expect(rows[i]).toContain(text);
+      });
+    });
+
+    test('--json prints the matching records as JSON Lines', async () => {
+      const { out } = await run(['show', file, '--json', '--decision', 'allow']);
+      const records = out
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(records.map((r) => r.termgate.terminal_id)).toEqual(['bbbb2222-new', 'cccc3333-esc']);
+      expect(records[0]).toMatchObject({ event: { action: 'terminal-create' }, seq: 3 });
+    });
+
+    test('no match prints nothing on stdout and says so on stderr', async () => {
+      const { code, out, err } = await run(['show', file, '--grep', 'nothing-like-this']);
+      expect([code, out]).toEqual([0, '']);
+      expect(err).toContain('no matching records');
+    });
+
+    test('unreadable lines are reported on stderr and skipped', async () => {
+      writeFileSync(file, `${readFileSync(file, 'utf8')}{garbage\n`);
+      const { code, out, err } = await run(['show', file, '--decision', 'deny']);
+      expect(code).toBe(0);
+      expect(out).toContain('rm -rf');
+      expect(err).toMatch(/audit\.jsonl:7: not valid JSON, skipped/);
+    });
+  });
+
+  test.each([
+    [[]],
+    [['frobnicate']],
+    [['verify']],
+    [['verify', 'a', 'b']],
+    [['show', 'f', '--decision', 'maybe']],
+    [['show', 'f', '--since', 'yesterday']],
+    [['show', 'f', '--grep', '(']],
+    [['show', 'f', '--bogus']],
+  ])('usage error %j exits 2 with the usage on stderr', async (argv) => {
+    const { code, out, err } = await run(argv);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain('Usage:');
+  });
+
+  test('help prints the usage on stdout', async () => {
+    expect(await run(['help'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('termgate audit verify'),
+    });
+  });
+});
+
+describe('parseSince', () => {
+  const now = new Date('2026-11-30T12:00:00.000Z');
+  test.each([
+    ['90s', '2026-11-30T11:58:30.000Z'],
+    ['1h30m', '2026-11-30T10:30:00.000Z'],
+    ['2d', '2026-11-28T12:00:00.000Z'],
+    ['2026-11-30T08:00:00Z', '2026-11-30T08:00:00.000Z'],
+  ])('%s', (value, expected) => {
+    expect(parseSince(value, now).toISOString()).toBe(expected);
+  });
+});
+
+test('printable escapes bidi overrides', () => {
+  expect(printable('a\u202eb')).toBe('a\\u202eb');
+});
