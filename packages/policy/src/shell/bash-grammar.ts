@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
@@ -24,7 +25,8 @@ export function bashGrammarPath(): string {
 export function loadBashParser(): Promise<BashParser> {
   loading ??= (async () => {
     await Parser.init();
-    const language = await Language.load(bashGrammarPath());
+    // Bytes, not a path: with a path web-tree-sitter does a dynamic import(), which jest's CommonJS runtime refuses.
+    const language = await Language.load(await readFile(bashGrammarPath()));
     const parser = new Parser();
     parser.setLanguage(language);
     return {

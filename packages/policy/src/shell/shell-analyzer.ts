@@ -67,6 +67,9 @@ const LEAVES = new Set([
   'brace_expression',
 ]);
 
+/** Leaves whose text bash still expands: an unescaped `$(`, `${` or backquote in them is a parser gap. */
+const EXPANDING_LEAVES = new Set(['word', 'string_content', 'extglob_pattern', 'regex', 'heredoc_content']);
+
 /** `via` labels for the constructs that introduce one. */
 const VIA: Readonly<Record<string, string>> = {
   pipeline: 'pipeline',
@@ -188,11 +191,11 @@ class Extraction {
         return;
       }
       case 'command_substitution':
-        if (node.text.startsWith('`') && node.text.slice(1, -1).includes('\\`')) {
+        if (node.text.startsWith('`') && node.text.slice(1, -1).includes('\\')) {
           this.problem(
             scope,
             'unparseable',
-            'nested backquotes (the parser does not model `\\``)',
+            'a backslash inside backquotes (bash re-reads it there; the parser does not)',
             this.range(node, scope),
           );
         }
@@ -246,7 +249,17 @@ class Extraction {
       this.children(node, label ? { ...scope, via: [...scope.via, label] } : scope);
       return;
     }
-    if (LEAVES.has(node.type)) return;
+    if (LEAVES.has(node.type)) {
+      if (EXPANDING_LEAVES.has(node.type) && hasActiveSubstitution(node.text)) {
+        this.problem(
+          scope,
+          'unparseable',
+          `the parser read \`${node.text}\` as plain text, but bash would expand it`,
+          this.range(node, scope),
+        );
+      }
+      return;
+    }
     this.problem(
       scope,
       'unparseable',
@@ -524,4 +537,15 @@ function countModeled(node: Node, into: { dollar: number; backquote: number }): 
     }
     countModeled(child, into);
   }
+}
+
+/** An unescaped backquote, `$(`, `${` or `$[` (something bash would expand). */
+function hasActiveSubstitution(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '\\') i++;
+    else if (ch === '`') return true;
+    else if (ch === '$' && (text[i + 1] === '(' || text[i + 1] === '{' || text[i + 1] === '[')) return true;
+  }
+  return false;
 }

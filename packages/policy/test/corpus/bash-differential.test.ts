@@ -1,0 +1,118 @@
+/**
+ * Differential check (PEERS §5 guard 5): run corpus lines under real bash
+ * with PATH = a directory of logging shims, and prove that every program
+ * bash actually executed was among the simple commands the analyzer
+ * extracted, unless the analyzer reported the line as not judgeable.
+ *
+ * Safety: PATH holds only shims; a shim logs its name and arguments and
+ * exits 0. Wrapper shims (bash, sh, env, timeout, nice, nohup, stdbuf,
+ * xargs, find) log and then exec the real tool, which can only reach other
+ * shims. Lines run in a temp cwd with an empty stdin and a timeout.
+ * Builtins (echo, printf, cd, test, eval, source, command, exec, …) cannot be
+ * shimmed; what they run is still visible through the shims it reaches.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createPolicyEngine, loadPolicyFile, type PolicyEngine } from '@termgate/policy';
+import { readCorpus, STRICT_POLICY } from '../support/corpus';
+
+const BUILTINS = new Set(
+  (
+    'echo printf cd test true false pwd eval source exec command builtin export declare local readonly ' +
+    'typeset unset read let set shift trap alias unalias hash type wait time coproc if then else elif fi ' +
+    'for while until do done case esac in function select break continue return exit enable shopt'
+  ).split(' '),
+);
+const WRAPPERS: Readonly<Record<string, string>> = {
+  bash: '/bin/bash',
+  sh: '/bin/sh',
+  env: '/usr/bin/env',
+  timeout: '/usr/bin/timeout',
+  nice: '/usr/bin/nice',
+  nohup: '/usr/bin/nohup',
+  stdbuf: '/usr/bin/stdbuf',
+  xargs: '/usr/bin/xargs',
+  find: '/usr/bin/find',
+};
+
+const entries = readCorpus().filter((e) => e.exec);
+let engine: PolicyEngine;
+let root: string;
+let shims: string;
+let executions = 0;
+let hiddenButFlagged = 0;
+
+beforeAll(async () => {
+  engine = await createPolicyEngine(await loadPolicyFile(STRICT_POLICY));
+  root = mkdtempSync(join(tmpdir(), 'termgate-diff-'));
+  shims = join(root, 'bin');
+  spawnSync('/bin/mkdir', [shims]);
+  // Shim every word that could name a program, not only what the analyzer found:
+  // a program the analyzer missed must still be caught by a shim.
+  const names = new Set<string>();
+  for (const e of entries) for (const w of e.line.match(/[A-Za-z_][A-Za-z0-9_.-]*/g) ?? []) names.add(w);
+  for (const name of names) {
+    // `bash x.sh` looks the script up on PATH; a script's contents are not commands of the line.
+    if (BUILTINS.has(name) || name.endsWith('.sh')) continue;
+    const real = WRAPPERS[name];
+    // One write per invocation, so concurrent pipeline members do not interleave.
+    const log = `entry="\${0##*/}"; for a in "$@"; do entry+=$'\\t'"$a"; done; printf '%s\\n' "$entry" >> "$SHIM_LOG"`;
+    const script = `#!/bin/bash\n${log}\n${real && existsSync(real) ? `exec ${real} "$@"` : 'exit 0'}\n`;
+    writeFileSync(join(shims, name), script);
+    chmodSync(join(shims, name), 0o755);
+  }
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('the differential subset is large', () => {
+  expect(entries.length).toBeGreaterThanOrEqual(100);
+});
+
+test.each(entries.map((e) => [JSON.stringify(e.line), e.line] as const))('%s', (_name, line) => {
+  const cwd = mkdtempSync(join(root, 'cwd-'));
+  writeFileSync(join(cwd, 'README.md'), 'x\n');
+  const logFile = join(root, `${basename(cwd)}.log`);
+  writeFileSync(logFile, '');
+  const run = spawnSync('/bin/bash', ['--noprofile', '--norc', '-c', line], {
+    cwd,
+    env: { PATH: shims, SHIM_LOG: logFile, HOME: cwd },
+    input: '',
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
+  const executed = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+  const explanation = engine.explain({ command: line, args: null, cwd, env: {} });
+  const flagged = explanation.analysis.problems.length > 0;
+  executions += executed.length;
+  const extracted = new Set(
+    explanation.analysis.commands.map((c) => [basename(c.program), ...c.argv.slice(1)].join('\t')),
+  );
+  const extractedNames = new Set(explanation.analysis.commands.map((c) => basename(c.program)));
+  // Exact argv is comparable only when no expansion or substitution changes words at run time.
+  const exactArgv = !/[$`*?{}]|[<>]\(/.test(line) && !line.includes('xargs');
+  const missed = executed.filter((entry) => {
+    const name = entry.split('\t')[0]!;
+    return exactArgv ? !extracted.has(entry) : !extractedNames.has(name);
+  });
+  if (!flagged) {
+    expect({ missed, notFound: /command not found/.test(run.stderr) }).toEqual({
+      missed: [],
+      notFound: false,
+    });
+  } else {
+    // The analyzer refused the line; bash may well have run things it could not see.
+    if (missed.length > 0) hiddenButFlagged++;
+    expect(explanation.decision.decision).toBe('deny');
+  }
+});
+
+test('the shims saw real executions, including ones only the refusals covered', () => {
+  expect(executions).toBeGreaterThan(100);
+  // e.g. `echo "$\\⏎(rm x)"`: bash runs rm, tree-sitter sees a string; the pre-lexer refuses it.
+  expect(hiddenButFlagged).toBeGreaterThan(0);
+});

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export interface CorpusEntry {
+  readonly line: string;
+  readonly expect: 'allow' | 'deny';
+  /** Safe to run under bash with logging shims on PATH. */
+  readonly exec?: boolean;
+}
+
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+export const STRICT_POLICY = join(REPO_ROOT, 'examples', 'strict-enterprise.yaml');
+export const DEFAULT_POLICY = join(REPO_ROOT, 'policies', 'default.yaml');
+
+/** The decision corpus for the strict example policy. */
+export function readCorpus(): CorpusEntry[] {
+  return parse(
+    readFileSync(join(__dirname, '..', 'corpus', 'strict-enterprise.corpus.yaml'), 'utf8'),
+  ) as CorpusEntry[];
+}
