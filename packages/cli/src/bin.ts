@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { auditCommand } from './commands/audit.js';
 import type { CliCommand, CliIo } from './commands/cli-io.js';
 import { serveCommand } from './commands/serve.js';
 import { TERMGATE_VERSION } from './version.js';
@@ -7,11 +8,14 @@ const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for co
 
 Usage:
   termgate serve [--policy FILE] [--audit FILE] [--shell PATH] [--log-level LEVEL]
+  termgate audit verify FILE
+  termgate audit show FILE [--since WHEN] [--decision allow|deny] [--terminal ID] [--grep REGEX] [--json]
   termgate --version
 `;
 
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: serveCommand,
+  audit: auditCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
