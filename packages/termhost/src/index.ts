@@ -2,8 +2,20 @@
  * Public API of @termgate/termhost: terminals as processes, bytes, limits and
  * exit status. No protocol types live here. Named exports only.
  */
+
+export { AllowAllGate } from './adapters/allow-all-gate.js';
+export { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
+export { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
+export { NON_INTERACTIVE_ENV, SHELL_STARTUP_ENV } from './environment.js';
 export { TermhostError, type TermhostErrorCode } from './errors.js';
 export { GATE, type Gate, type GateDecision, type GateRequest, type GateVerb } from './ports/gate.js';
+export {
+  PROCESS_SPAWNER,
+  type ProcessExit,
+  type ProcessSpawner,
+  type SpawnedProcess,
+  type SpawnRequest,
+} from './ports/process-spawner.js';
 export { TERMINAL_HOST, type TerminalHost, type WaitOptions } from './ports/terminal-host.js';
 export {
   type ExitedEvent,
@@ -11,6 +23,15 @@ export {
   TERMINAL_OBSERVER,
   type TerminalObserver,
 } from './ports/terminal-observer.js';
+export { EXIT_DRAIN_GRACE_MS } from './process-terminal.js';
+export {
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_TERMINALS,
+  DEFAULT_SHELL_PREFIX,
+  ProcessTerminalHost,
+  type ProcessTerminalHostOptions,
+} from './process-terminal-host.js';
 export type {
   CallerContext,
   ExitStatus,

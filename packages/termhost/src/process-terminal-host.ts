@@ -1,0 +1,412 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { AllowAllGate } from './adapters/allow-all-gate.js';
+import { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
+import { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
+import { baseEnvironment, commandEnvironment } from './environment.js';
+import { TermhostError } from './errors.js';
+import type { Gate, GateDecision, GateVerb } from './ports/gate.js';
+import type { ProcessSpawner, SpawnedProcess } from './ports/process-spawner.js';
+import type { TerminalHost, WaitOptions } from './ports/terminal-host.js';
+import type { TerminalObserver } from './ports/terminal-observer.js';
+import { ProcessTerminal, type TerminalExitReport } from './process-terminal.js';
+import type {
+  CallerContext,
+  ExitStatus,
+  ResolvedTerminalSpec,
+  TerminalId,
+  TerminalOutput,
+  TerminalSpec,
+} from './terminal-spec.js';
+
+/** bash without startup files: the shell the policy models. */
+export const DEFAULT_SHELL_PREFIX: readonly string[] = Object.freeze(['bash', '--noprofile', '--norc', '-c']);
+/** 1 MiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_TERMINALS = 64;
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+/** Construction options of {@link ProcessTerminalHost}. Every field is optional. */
+export interface ProcessTerminalHostOptions {
+  /**
+   * Argv that runs a command line, which is appended as the last argument.
+   * Default {@link DEFAULT_SHELL_PREFIX}.
+   */
+  readonly shellPrefix?: readonly string[];
+  /** Directory that relative and absent `cwd`s resolve against. Default: `process.cwd()` at construction. */
+  readonly cwd?: string;
+  /**
+   * The environment commands start from, copied at construction. Default
+   * `process.env`; the composition root passes a policy-filtered one.
+   */
+  readonly inheritEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Ceiling on retained output bytes per terminal; clamps a request's
+   * `outputByteLimit` and is the limit when the request sets none.
+   * Default {@link DEFAULT_MAX_OUTPUT_BYTES}.
+   */
+  readonly maxOutputBytes?: number;
+  /**
+   * Terminals that may exist at once (created and not yet released, whether
+   * running or exited). Bounds memory at about `maxTerminals × maxOutputBytes`.
+   * Default {@link DEFAULT_MAX_TERMINALS}.
+   */
+  readonly maxTerminals?: number;
+  /** Between SIGTERM and SIGKILL. Default {@link DEFAULT_KILL_GRACE_MS}. */
+  readonly killGraceMs?: number;
+  /**
+   * Kill every command after this many milliseconds (exit status
+   * `timedOut: true`); also the ceiling of a request's `timeoutMs`.
+   * Default: no timeout.
+   */
+  readonly timeoutMs?: number;
+  /** Compute a sha256 of each command's output for `TerminalObserver.onExited`. Default `false`. */
+  readonly digestOutput?: boolean;
+  /** Default {@link AllowAllGate}. */
+  readonly gate?: Gate;
+  /** Default {@link NoopTerminalObserver}. */
+  readonly observer?: TerminalObserver;
+  /** Default {@link CrossSpawnProcessSpawner}. */
+  readonly spawner?: ProcessSpawner;
+  /**
+   * Receives errors that must not reach a caller: a throwing observer or
+   * `onOutput` listener, a group that survives SIGKILL. Default: a process warning.
+   */
+  readonly onError?: (error: unknown, context: string) => void;
+}
+
+/**
+ * {@link TerminalHost} over local processes: one process group per terminal,
+ * stdin `/dev/null`, stdout and stderr merged in arrival order into a bounded
+ * tail, a non-interactive environment (`NON_INTERACTIVE_ENV`).
+ *
+ * Decisions beyond the port's contract:
+ * - `create` consults the gate before any check that touches the system, then
+ *   enforces `maxTerminals`, checks the cwd and spawns; it resolves once the
+ *   program runs. A program that cannot be started rejects `create`
+ *   (`PROGRAM_NOT_FOUND`, `PERMISSION_DENIED`, `SPAWN_FAILED`); a command line
+ *   naming an unknown command is not such a failure: the shell reports it
+ *   with exit code 127.
+ * - A terminal counts as exited when its leader exited and its output ended,
+ *   or `EXIT_DRAIN_GRACE_MS` after the leader exited. Bytes from background
+ *   jobs that arrive later are still retained and counted in `output`.
+ * - `kill` resolves once SIGTERM was sent; escalation continues in the background.
+ * - A wait pending when its terminal is released resolves with the exit
+ *   status the release caused. Calls that reach the host after `release`
+ *   started reject with `TERMINAL_NOT_FOUND`.
+ * - After `closeAll()` without a scope the host is closed: `create` rejects
+ *   with `HOST_CLOSED`.
+ * - Limits: processes that leave the group (`setsid`, double fork into a new
+ *   session) escape `kill`; that is the policy's concern.
+ */
+export class ProcessTerminalHost implements TerminalHost {
+  readonly #shellPrefix: readonly string[];
+  readonly #cwd: string;
+  readonly #baseEnv: Readonly<Record<string, string>>;
+  readonly #maxOutputBytes: number;
+  readonly #maxTerminals: number;
+  readonly #killGraceMs: number;
+  readonly #timeoutMs: number | undefined;
+  readonly #digestOutput: boolean;
+  readonly #gate: Gate;
+  readonly #observer: TerminalObserver;
+  readonly #spawner: ProcessSpawner;
+  readonly #onError: (error: unknown, context: string) => void;
+  readonly #terminals = new Map<TerminalId, ProcessTerminal>();
+  /** Terminals being created or not yet fully released: what `maxTerminals` counts. */
+  #slots = 0;
+  readonly #pendingCreates = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(options: ProcessTerminalHostOptions = {}) {
+    this.#shellPrefix = Object.freeze([...(options.shellPrefix ?? DEFAULT_SHELL_PREFIX)]);
+    this.#cwd = resolvePath(options.cwd ?? process.cwd());
+    this.#baseEnv = baseEnvironment(options.inheritEnv ?? process.env);
+    this.#maxOutputBytes = nonNegativeInteger(
+      options.maxOutputBytes,
+      DEFAULT_MAX_OUTPUT_BYTES,
+      'maxOutputBytes',
+    );
+    this.#maxTerminals = nonNegativeInteger(options.maxTerminals, DEFAULT_MAX_TERMINALS, 'maxTerminals');
+    this.#killGraceMs = nonNegativeInteger(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs');
+    this.#timeoutMs =
+      options.timeoutMs === undefined ? undefined : nonNegativeInteger(options.timeoutMs, 0, 'timeoutMs');
+    this.#digestOutput = options.digestOutput ?? false;
+    this.#gate = options.gate ?? new AllowAllGate();
+    this.#observer = options.observer ?? new NoopTerminalObserver();
+    this.#spawner = options.spawner ?? new CrossSpawnProcessSpawner();
+    this.#onError = options.onError ?? defaultOnError;
+    if (this.#shellPrefix.length === 0) throw new TypeError('shellPrefix must not be empty');
+  }
+
+  create(spec: TerminalSpec, caller: CallerContext = {}): Promise<TerminalId> {
+    const creation = this.#create(spec, caller);
+    const tracked = creation.catch(() => {});
+    this.#pendingCreates.add(tracked);
+    void tracked.then(() => this.#pendingCreates.delete(tracked));
+    return creation;
+  }
+
+  async output(id: TerminalId, caller: CallerContext = {}): Promise<TerminalOutput> {
+    const terminal = await this.#authorized('output', id, caller);
+    return terminal.output();
+  }
+
+  async waitForExit(
+    id: TerminalId,
+    options: WaitOptions = {},
+    caller: CallerContext = {},
+  ): Promise<ExitStatus> {
+    const terminal = await this.#authorized('wait', id, caller);
+    return terminal.wait(options);
+  }
+
+  async kill(id: TerminalId, caller: CallerContext = {}): Promise<void> {
+    const terminal = await this.#authorized('kill', id, caller);
+    terminal.kill();
+  }
+
+  async release(id: TerminalId, caller: CallerContext = {}): Promise<void> {
+    const terminal = await this.#authorized('release', id, caller);
+    await this.#release(terminal);
+  }
+
+  async closeAll(scope?: string): Promise<void> {
+    if (scope === undefined) this.#closed = true;
+    // Creations under way register (or, once closed, tear down) their terminal first.
+    if (scope === undefined) await Promise.all([...this.#pendingCreates]);
+    const doomed = [...this.#terminals.values()].filter((t) => scope === undefined || t.scope === scope);
+    await Promise.all(doomed.map((terminal) => this.#release(terminal)));
+  }
+
+  async #create(spec: TerminalSpec, caller: CallerContext): Promise<TerminalId> {
+    if (this.#closed) throw new TermhostError('HOST_CLOSED', 'The terminal host is closed');
+    const resolved = this.#resolve(spec);
+    const id = randomUUID();
+    const decision = await this.#decide('create', id, resolved, caller);
+    const cwd = decision.cwd === undefined ? resolved.cwd : resolvePath(resolved.cwd, decision.cwd);
+    const judged: ResolvedTerminalSpec =
+      cwd === resolved.cwd ? resolved : Object.freeze({ ...resolved, cwd });
+
+    if (this.#closed) throw new TermhostError('HOST_CLOSED', 'The terminal host is closed');
+    if (this.#slots >= this.#maxTerminals) {
+      throw new TermhostError(
+        'TERMINAL_LIMIT_REACHED',
+        `At most ${this.#maxTerminals} terminals may exist at once; release one first`,
+        { maxTerminals: this.#maxTerminals },
+      );
+    }
+    this.#slots++;
+    let child: SpawnedProcess;
+    try {
+      await checkDirectory(cwd);
+      child = await this.#spawn(judged, spec.env ?? {});
+    } catch (error) {
+      this.#slots--;
+      throw error;
+    }
+
+    const terminal = new ProcessTerminal({
+      id,
+      spec: judged,
+      caller,
+      process: child,
+      killGraceMs: this.#killGraceMs,
+      digestOutput: this.#digestOutput,
+      onExited: (t, report) => this.#exited(t, report),
+      onError: this.#onError,
+    });
+    this.#terminals.set(id, terminal);
+    this.#notify('onSpawned', () => this.#observer.onSpawned({ terminalId: id, pid: child.pid, caller }));
+    if (this.#closed) {
+      await this.#release(terminal);
+      throw new TermhostError('HOST_CLOSED', 'The terminal host closed while the command was starting');
+    }
+    return id;
+  }
+
+  async #spawn(
+    spec: ResolvedTerminalSpec,
+    requestedEnv: Readonly<Record<string, string>>,
+  ): Promise<SpawnedProcess> {
+    const env = commandEnvironment(this.#baseEnv, requestedEnv, spec.args === null);
+    const program = spec.argv[0]!;
+    try {
+      return await this.#spawner.spawn({ argv: spec.argv, cwd: spec.cwd, env });
+    } catch (error) {
+      const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+      const details = { program, cwd: spec.cwd, errno: errno ?? null };
+      if (errno === 'ENOENT') {
+        throw new TermhostError(
+          'PROGRAM_NOT_FOUND',
+          `Program not found: ${program} (cwd ${spec.cwd})`,
+          details,
+        );
+      }
+      if (errno === 'EACCES') {
+        throw new TermhostError(
+          'PERMISSION_DENIED',
+          `Permission denied executing ${program} (cwd ${spec.cwd})`,
+          details,
+        );
+      }
+      throw new TermhostError(
+        'SPAWN_FAILED',
+        `Could not start ${program} in ${spec.cwd}: ${error instanceof Error ? error.message : String(error)}`,
+        details,
+      );
+    }
+  }
+
+  #resolve(spec: TerminalSpec): ResolvedTerminalSpec {
+    const invalid = (message: string): TermhostError => new TermhostError('INVALID_SPEC', message);
+    if (typeof spec !== 'object' || spec === null) throw invalid('The spec must be an object');
+    const { command, args, cwd, env, outputByteLimit, timeoutMs } = spec;
+    if (typeof command !== 'string' || command.length === 0)
+      throw invalid('command must be a non-empty string');
+    if (command.includes('\0')) throw invalid('command must not contain NUL');
+    if (
+      args !== undefined &&
+      (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && !a.includes('\0')))
+    ) {
+      throw invalid('args must be an array of strings without NUL');
+    }
+    if (cwd !== undefined && (typeof cwd !== 'string' || cwd.includes('\0'))) {
+      throw invalid('cwd must be a string without NUL');
+    }
+    const ownEnv: Record<string, string> = {};
+    if (env !== undefined) {
+      if (typeof env !== 'object' || env === null) throw invalid('env must be an object of strings');
+      for (const [name, value] of Object.entries(env)) {
+        if (name.length === 0 || name.includes('=') || name.includes('\0')) {
+          throw invalid(`env name ${JSON.stringify(name)} is not a valid variable name`);
+        }
+        if (typeof value !== 'string' || value.includes('\0'))
+          throw invalid(`env ${name} must be a string without NUL`);
+        ownEnv[name] = value;
+      }
+    }
+    if (outputByteLimit !== undefined && !isNonNegativeInteger(outputByteLimit)) {
+      throw invalid('outputByteLimit must be an integer ≥ 0');
+    }
+    if (timeoutMs !== undefined && !isNonNegativeInteger(timeoutMs))
+      throw invalid('timeoutMs must be an integer ≥ 0');
+
+    const argsCopy = args === undefined ? null : Object.freeze([...args]);
+    const limit = Math.min(outputByteLimit ?? this.#maxOutputBytes, this.#maxOutputBytes);
+    const timeout =
+      timeoutMs === undefined
+        ? this.#timeoutMs
+        : Math.min(timeoutMs, this.#timeoutMs ?? Number.POSITIVE_INFINITY);
+    return Object.freeze({
+      command,
+      args: argsCopy,
+      cwd: resolvePath(this.#cwd, cwd ?? '.'),
+      env: Object.freeze(ownEnv),
+      outputByteLimit: limit,
+      argv: Object.freeze(argsCopy === null ? [...this.#shellPrefix, command] : [command, ...argsCopy]),
+      ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    });
+  }
+
+  /** Looks the terminal up, consults the gate, and looks it up again (it may have been released meanwhile). */
+  async #authorized(verb: GateVerb, id: TerminalId, caller: CallerContext): Promise<ProcessTerminal> {
+    const terminal = this.#lookup(id, caller);
+    await this.#decide(verb, id, terminal.spec, caller);
+    return this.#lookup(id, caller);
+  }
+
+  #lookup(id: TerminalId, caller: CallerContext): ProcessTerminal {
+    const terminal = typeof id === 'string' ? this.#terminals.get(id) : undefined;
+    if (terminal === undefined || terminal.scope !== (caller.scope ?? '')) {
+      throw new TermhostError('TERMINAL_NOT_FOUND', `No terminal ${String(id)}`, { terminalId: id });
+    }
+    return terminal;
+  }
+
+  /** Resolves with an allowing decision; anything else (refusal, throw, rejection, junk) is GATE_DENIED. */
+  async #decide(
+    verb: GateVerb,
+    terminalId: TerminalId,
+    spec: ResolvedTerminalSpec,
+    caller: CallerContext,
+  ): Promise<Extract<GateDecision, { allow: true }>> {
+    let decision: GateDecision;
+    try {
+      decision = await this.#gate.decide({ verb, terminalId, spec, caller });
+    } catch (error) {
+      const reason = `the gate failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw new TermhostError('GATE_DENIED', `${verb} denied: ${reason}`, { verb, reason, ruleIds: [] });
+    }
+    if (typeof decision === 'object' && decision !== null && decision.allow === true) return decision;
+    const reason =
+      typeof decision === 'object' && decision !== null && typeof decision.reason === 'string'
+        ? decision.reason
+        : 'the gate returned no decision';
+    const ruleIds =
+      typeof decision === 'object' && decision !== null && !decision.allow && Array.isArray(decision.ruleIds)
+        ? [...decision.ruleIds]
+        : [];
+    throw new TermhostError('GATE_DENIED', `${verb} denied: ${reason}`, { verb, reason, ruleIds });
+  }
+
+  async #release(terminal: ProcessTerminal): Promise<void> {
+    if (this.#terminals.get(terminal.id) !== terminal) return;
+    this.#terminals.delete(terminal.id);
+    try {
+      await terminal.close();
+    } finally {
+      this.#slots--;
+    }
+  }
+
+  #exited(terminal: ProcessTerminal, report: TerminalExitReport): void {
+    this.#notify('onExited', () =>
+      this.#observer.onExited({ terminalId: terminal.id, caller: terminal.caller, ...report }),
+    );
+  }
+
+  #notify(event: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.#onError(error, `TerminalObserver.${event}`);
+    }
+  }
+}
+
+async function checkDirectory(cwd: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(cwd)).isDirectory();
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT' || errno === 'ENOTDIR') {
+      throw new TermhostError('CWD_NOT_FOUND', `Working directory not found: ${cwd}`, { cwd });
+    }
+    if (errno === 'EACCES') {
+      throw new TermhostError('PERMISSION_DENIED', `Working directory not accessible: ${cwd}`, { cwd });
+    }
+    throw new TermhostError('SPAWN_FAILED', `Cannot use working directory ${cwd}: ${String(error)}`, { cwd });
+  }
+  if (!isDirectory)
+    throw new TermhostError('CWD_NOT_DIRECTORY', `Working directory is not a directory: ${cwd}`, { cwd });
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!isNonNegativeInteger(value)) throw new TypeError(`${name} must be an integer ≥ 0`);
+  return value;
+}
+
+function defaultOnError(error: unknown, context: string): void {
+  process.emitWarning(
+    `${context}: ${error instanceof Error ? error.message : String(error)}`,
+    'TermhostWarning',
+  );
+}

@@ -1,0 +1,269 @@
+import { createHash, type Hash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { OutputTail } from './output-tail.js';
+import type { ProcessExit, SpawnedProcess } from './ports/process-spawner.js';
+import type { WaitOptions } from './ports/terminal-host.js';
+import type {
+  CallerContext,
+  ExitStatus,
+  ResolvedTerminalSpec,
+  TerminalId,
+  TerminalOutput,
+} from './terminal-spec.js';
+
+/**
+ * How long a terminal waits, after its leader exited, for stdout and stderr to
+ * end before it counts as exited anyway. Background jobs that inherited the
+ * pipes would otherwise hold every wait open for as long as they run.
+ */
+export const EXIT_DRAIN_GRACE_MS = 250;
+
+/** How long to wait for a SIGKILLed group to disappear before reporting it and giving up. */
+const SIGKILL_SETTLE_MS = 5000;
+const MAX_POLL_MS = 50;
+
+/** @internal What a terminal reports when it counts as exited. */
+export interface TerminalExitReport {
+  readonly exitStatus: ExitStatus;
+  readonly durationMs: number;
+  readonly totalBytes: number;
+  readonly droppedBytes: number;
+  readonly outputSha256: string | null;
+}
+
+/** @internal */
+export interface ProcessTerminalInit {
+  readonly id: TerminalId;
+  readonly spec: ResolvedTerminalSpec;
+  readonly caller: CallerContext;
+  readonly process: SpawnedProcess;
+  readonly killGraceMs: number;
+  readonly digestOutput: boolean;
+  readonly onExited: (terminal: ProcessTerminal, report: TerminalExitReport) => void;
+  readonly onError: (error: unknown, context: string) => void;
+}
+
+type OutputListener = (chunk: Uint8Array, totalBytes: number) => void;
+
+/**
+ * @internal One spawned command: its bytes, its exit and its process group.
+ *
+ * Exited means: the leader's exit status is known **and** stdout and stderr
+ * ended, or {@link EXIT_DRAIN_GRACE_MS} passed since the leader exited. Bytes
+ * arriving later (from background jobs) are still retained and counted, but
+ * are not in the exit report nor seen by waits.
+ */
+export class ProcessTerminal {
+  readonly id: TerminalId;
+  readonly spec: ResolvedTerminalSpec;
+  readonly caller: CallerContext;
+  readonly scope: string;
+  readonly pid: number;
+  readonly #process: SpawnedProcess;
+  readonly #init: ProcessTerminalInit;
+  readonly #tail: OutputTail;
+  #hash: Hash | null;
+  readonly #listeners = new Set<OutputListener>();
+  readonly #waiters = new Set<(status: ExitStatus) => void>();
+  readonly #startedAt = performance.now();
+  #leader: ProcessExit | null = null;
+  #durationMs = 0;
+  #openStreams = 2;
+  #status: ExitStatus | null = null;
+  #timedOut = false;
+  #killing: Promise<void> | null = null;
+  #drainTimer: NodeJS.Timeout | undefined;
+  #timeoutTimer: NodeJS.Timeout | undefined;
+  readonly #settled: Promise<ExitStatus>;
+  #resolveSettled!: (status: ExitStatus) => void;
+
+  constructor(init: ProcessTerminalInit) {
+    this.#init = init;
+    this.id = init.id;
+    this.spec = init.spec;
+    this.caller = init.caller;
+    this.scope = init.caller.scope ?? '';
+    this.#process = init.process;
+    this.pid = init.process.pid;
+    this.#tail = new OutputTail(init.spec.outputByteLimit);
+    this.#hash = init.digestOutput ? createHash('sha256') : null;
+    this.#settled = new Promise((resolve) => {
+      this.#resolveSettled = resolve;
+    });
+
+    const onData = (chunk: Buffer): void => this.#onData(chunk);
+    const onClose = (): void => this.#onStreamClosed();
+    for (const stream of [init.process.stdout, init.process.stderr]) {
+      stream.on('data', onData);
+      stream.once('close', onClose);
+      stream.on('error', () => {}); // 'close' follows; a broken pipe is just the end of output
+    }
+    void init.process.exited.then((exit) => this.#onLeaderExit(exit));
+
+    const timeoutMs = init.spec.timeoutMs;
+    if (timeoutMs !== undefined) {
+      this.#timeoutTimer = setTimeout(() => {
+        if (this.#leader !== null) return;
+        this.#timedOut = true;
+        this.kill();
+      }, timeoutMs);
+      this.#timeoutTimer.unref();
+    }
+  }
+
+  get exitStatus(): ExitStatus | null {
+    return this.#status;
+  }
+
+  output(): TerminalOutput {
+    const { bytes, droppedBytes } = this.#tail.snapshot();
+    return {
+      output: bytes.toString('utf8'),
+      truncated: this.#tail.truncated,
+      totalBytes: this.#tail.totalBytes,
+      droppedBytes,
+      exitStatus: this.#status,
+    };
+  }
+
+  /** See `TerminalHost.waitForExit`. */
+  wait(options: WaitOptions): Promise<ExitStatus> {
+    if (this.#status !== null) return Promise.resolve(this.#status);
+    const { signal, onOutput } = options;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise((resolve, reject) => {
+      const listener: OutputListener | null =
+        onOutput === undefined
+          ? null
+          : (chunk, totalBytes) => {
+              try {
+                onOutput(chunk, totalBytes);
+              } catch (error) {
+                this.#init.onError(error, `onOutput listener of terminal ${this.id}`);
+              }
+            };
+      const cleanup = (): void => {
+        if (listener !== null) this.#listeners.delete(listener);
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const done = (status: ExitStatus): void => {
+        cleanup();
+        resolve(status);
+      };
+      const onAbort = (): void => {
+        cleanup();
+        reject(abortError(signal!));
+      };
+      if (listener !== null) this.#listeners.add(listener);
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * SIGTERM to the group now, SIGKILL after the grace to whatever is left.
+   * A no-op while a kill is under way or once the group is gone. Returns
+   * after SIGTERM was sent; {@link close} awaits the rest.
+   */
+  kill(): void {
+    if (this.#killing !== null) return;
+    if (!this.#process.signalGroup('SIGTERM')) return;
+    this.#killing = this.#escalate().finally(() => {
+      this.#killing = null;
+    });
+  }
+
+  /**
+   * Kills whatever still runs in the group, waits until the group is gone and
+   * the terminal exited, then closes the pipes and drops every listener.
+   */
+  async close(): Promise<void> {
+    this.kill();
+    if (this.#killing !== null) await this.#killing;
+    await this.#settled;
+    clearTimeout(this.#timeoutTimer);
+    clearTimeout(this.#drainTimer);
+    this.#process.stdout.destroy();
+    this.#process.stderr.destroy();
+    this.#listeners.clear();
+  }
+
+  async #escalate(): Promise<void> {
+    if (await this.#groupGoneWithin(this.#init.killGraceMs)) return;
+    this.#process.signalGroup('SIGKILL');
+    if (await this.#groupGoneWithin(SIGKILL_SETTLE_MS)) return;
+    this.#init.onError(
+      new Error(
+        `process group ${this.pid} of terminal ${this.id} still runs ${SIGKILL_SETTLE_MS} ms after SIGKILL`,
+      ),
+      'kill',
+    );
+  }
+
+  async #groupGoneWithin(ms: number): Promise<boolean> {
+    const deadline = performance.now() + ms;
+    let pause = 5;
+    for (;;) {
+      const left = deadline - performance.now();
+      await delay(Math.max(0, Math.min(pause, left)));
+      if (!this.#process.groupAlive()) return true;
+      if (left <= pause) return false;
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+    }
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#tail.append(chunk);
+    this.#hash?.update(chunk);
+    if (this.#listeners.size === 0) return;
+    const total = this.#tail.totalBytes;
+    for (const listener of this.#listeners) listener(chunk, total);
+  }
+
+  #onStreamClosed(): void {
+    this.#openStreams--;
+    if (this.#openStreams === 0 && this.#leader !== null) this.#settle();
+  }
+
+  #onLeaderExit(exit: ProcessExit): void {
+    this.#leader = exit;
+    this.#durationMs = performance.now() - this.#startedAt;
+    clearTimeout(this.#timeoutTimer);
+    if (this.#openStreams === 0) this.#settle();
+    else this.#drainTimer = setTimeout(() => this.#settle(), EXIT_DRAIN_GRACE_MS);
+  }
+
+  #settle(): void {
+    if (this.#status !== null || this.#leader === null) return;
+    clearTimeout(this.#drainTimer);
+    const status: ExitStatus = Object.freeze({
+      exitCode: this.#leader.exitCode,
+      signal: this.#leader.signal,
+      timedOut: this.#timedOut,
+    });
+    this.#status = status;
+    const outputSha256 = this.#hash?.digest('hex') ?? null;
+    this.#hash = null;
+    this.#init.onExited(this, {
+      exitStatus: status,
+      durationMs: this.#durationMs,
+      totalBytes: this.#tail.totalBytes,
+      droppedBytes: this.#tail.droppedBytes,
+      outputSha256,
+    });
+    for (const waiter of [...this.#waiters]) waiter(status);
+    this.#resolveSettled(status);
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(
+    new Error('The wait was aborted; the command keeps running', { cause: signal.reason }),
+    {
+      name: 'AbortError',
+      code: 'ABORT_ERR',
+    },
+  );
+}

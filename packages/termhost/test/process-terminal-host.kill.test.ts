@@ -1,0 +1,229 @@
+import { closeHosts, linesPrinted, newHost } from './support/hosts.js';
+import { isRunning, until } from './support/processes.js';
+import { RecordingGate } from './support/recording-gate.js';
+
+afterEach(closeHosts);
+
+/** A command line that starts two background sleeps, prints their pids and waits for them. */
+const TREE = 'sleep 1000 & echo $!; sleep 1000 & echo $!; wait';
+
+describe('ProcessTerminalHost: kill', () => {
+  it('kills the whole process tree with SIGTERM', async () => {
+    const host = newHost();
+    const id = await host.create({ command: TREE });
+    const pids = (await linesPrinted(host, id, 2)).map(Number);
+    expect(pids.every(isRunning)).toBe(true);
+    await host.kill(id);
+    expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGTERM', timedOut: false });
+    await until(() => !pids.some(isRunning));
+  });
+
+  it('kills grandchildren of a nested shell', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sh', args: ['-c', "sh -c 'sleep 1000 & echo $!; sleep 1000'"] });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.kill(id);
+    await host.waitForExit(id);
+    await until(() => !isRunning(pid!));
+  });
+
+  it('SIGKILLs a child that ignores SIGTERM once the grace passed', async () => {
+    const host = newHost({ killGraceMs: 200 });
+    const id = await host.create({ command: "trap '' TERM; sleep 1000 & echo $!; wait" });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.kill(id);
+    expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGKILL', timedOut: false });
+    await until(() => !isRunning(pid!));
+  });
+
+  it('is idempotent and harmless after exit; the terminal stays readable and waitable', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'echo done' });
+    const status = await host.waitForExit(id);
+    await host.kill(id);
+    await host.kill(id);
+    expect(await host.waitForExit(id)).toEqual(status);
+    expect((await host.output(id)).output).toBe('done\n');
+
+    const running = await host.create({ command: 'sleep 1000' });
+    await Promise.all([host.kill(running), host.kill(running), host.kill(running)]);
+    expect((await host.waitForExit(running)).signal).toBe('SIGTERM');
+    expect((await host.output(running)).exitStatus?.signal).toBe('SIGTERM');
+  });
+
+  it('still kills background jobs after their shell exited', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sleep 1000 & echo $!' });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    expect((await host.waitForExit(id)).exitCode).toBe(0);
+    expect(isRunning(pid!)).toBe(true);
+    await host.kill(id);
+    await until(() => !isRunning(pid!));
+  });
+});
+
+describe('ProcessTerminalHost: timeouts', () => {
+  it('kills the command after the host timeout and says so', async () => {
+    const host = newHost({ timeoutMs: 200 });
+    const id = await host.create({ command: TREE });
+    const pids = (await linesPrinted(host, id, 2)).map(Number);
+    expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGTERM', timedOut: true });
+    await until(() => !pids.some(isRunning));
+  });
+
+  it('honours a shorter per-request timeout and clamps a longer one', async () => {
+    const gate = new RecordingGate();
+    const host = newHost({ timeoutMs: 60_000, gate });
+    const id = await host.create({ command: 'sleep 1000', timeoutMs: 100 });
+    expect(await host.waitForExit(id)).toMatchObject({ timedOut: true });
+    await host.create({ command: 'true', timeoutMs: 10_000_000 });
+    const creates = gate.requests.filter((r) => r.verb === 'create');
+    expect(creates.map((r) => r.spec.timeoutMs)).toEqual([100, 60_000]);
+  });
+
+  it('does not flag commands that end in time', async () => {
+    const host = newHost({ timeoutMs: 30_000 });
+    const id = await host.create({ command: 'exit 2' });
+    expect(await host.waitForExit(id)).toEqual({ exitCode: 2, signal: null, timedOut: false });
+  });
+
+  it('escalates to SIGKILL on timeout too', async () => {
+    const host = newHost({ timeoutMs: 100, killGraceMs: 100 });
+    const id = await host.create({ command: "trap '' TERM; while :; do sleep 0.05; done" });
+    expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGKILL', timedOut: true });
+  });
+});
+
+describe('ProcessTerminalHost: release', () => {
+  it('kills the tree, waits for it, and forgets the id', async () => {
+    const host = newHost();
+    const id = await host.create({ command: TREE });
+    const pids = (await linesPrinted(host, id, 2)).map(Number);
+    await host.release(id);
+    expect(pids.some(isRunning)).toBe(false);
+    await expect(host.output(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    await expect(host.waitForExit(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    await expect(host.kill(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    await expect(host.release(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+  });
+
+  it('resolves pending waits with the exit status the release caused', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sleep 1000' });
+    const waits = [host.waitForExit(id), host.waitForExit(id, { onOutput: () => {} })];
+    await host.release(id);
+    expect(await Promise.all(waits)).toEqual([
+      { exitCode: null, signal: 'SIGTERM', timedOut: false },
+      { exitCode: null, signal: 'SIGTERM', timedOut: false },
+    ]);
+  });
+
+  it('kills background jobs left behind by an exited shell', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sleep 1000 & echo $!' });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.waitForExit(id);
+    await host.release(id);
+    expect(isRunning(pid!)).toBe(false);
+  });
+
+  it('waits out the grace for a child that ignores SIGTERM', async () => {
+    const host = newHost({ killGraceMs: 200 });
+    const id = await host.create({ command: "trap '' TERM; sleep 1000 & echo $!; wait" });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.release(id);
+    expect(isRunning(pid!)).toBe(false);
+  });
+});
+
+describe('ProcessTerminalHost: terminal limit', () => {
+  it('refuses terminals beyond maxTerminals until one is released', async () => {
+    const host = newHost({ maxTerminals: 2 });
+    const a = await host.create({ command: 'sleep 1000' });
+    const b = await host.create({ command: 'true' });
+    await host.waitForExit(b);
+    // An exited terminal still counts until it is released.
+    await expect(host.create({ command: 'true' })).rejects.toMatchObject({ code: 'TERMINAL_LIMIT_REACHED' });
+    await host.release(b);
+    const c = await host.create({ command: 'true' });
+    await expect(host.create({ command: 'true' })).rejects.toMatchObject({ code: 'TERMINAL_LIMIT_REACHED' });
+    await host.release(a);
+    await host.release(c);
+  });
+
+  it('counts concurrent creations', async () => {
+    const host = newHost({ maxTerminals: 3 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => host.create({ command: 'sleep 1000' })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(results.filter((r) => r.status === 'rejected')).toEqual(
+      Array(3).fill(
+        expect.objectContaining({ reason: expect.objectContaining({ code: 'TERMINAL_LIMIT_REACHED' }) }),
+      ),
+    );
+  });
+
+  it('does not count failed creations', async () => {
+    const host = newHost({ maxTerminals: 1 });
+    await expect(host.create({ command: 'no-such-program-for-termhost', args: [] })).rejects.toMatchObject({
+      code: 'PROGRAM_NOT_FOUND',
+    });
+    await expect(host.create({ command: 'true', cwd: '/no/such/dir' })).rejects.toMatchObject({
+      code: 'CWD_NOT_FOUND',
+    });
+    await host.create({ command: 'true' });
+  });
+});
+
+describe('ProcessTerminalHost: closeAll', () => {
+  it('kills and releases every terminal of a scope, leaving the others', async () => {
+    const host = newHost();
+    const mine = await host.create({ command: TREE }, { scope: 'a' });
+    const minePids = (await linesPrinted(host, mine, 2, { scope: 'a' })).map(Number);
+    const theirs = await host.create({ command: 'sleep 1000' }, { scope: 'b' });
+    await host.closeAll('a');
+    expect(minePids.some(isRunning)).toBe(false);
+    await expect(host.output(mine, { scope: 'a' })).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect((await host.output(theirs, { scope: 'b' })).exitStatus).toBeNull();
+    // A scoped closeAll does not close the host.
+    await host.create({ command: 'true' }, { scope: 'a' });
+  });
+
+  it('kills everything, then refuses new terminals', async () => {
+    const gate = new RecordingGate();
+    const host = newHost({ gate });
+    const ids = await Promise.all([
+      host.create({ command: TREE }),
+      host.create({ command: TREE }, { scope: 'x' }),
+      host.create({ command: "trap '' TERM; sleep 1000 & echo $!; echo $!; wait" }),
+    ]);
+    const pids = (
+      await Promise.all(ids.map((id, i) => linesPrinted(host, id, 2, i === 1 ? { scope: 'x' } : {})))
+    ).flatMap((lines) => lines.map(Number));
+    const verbsBefore = gate.requests.length;
+    await host.closeAll();
+    expect(pids.some(isRunning)).toBe(false);
+    // closeAll is shutdown: not gated.
+    expect(gate.requests.length).toBe(verbsBefore);
+    await expect(host.create({ command: 'true' })).rejects.toMatchObject({ code: 'HOST_CLOSED' });
+    await host.closeAll();
+  });
+
+  it('tears down a terminal whose creation was under way', async () => {
+    let letThrough: () => void = () => {};
+    const gate = new RecordingGate(
+      () =>
+        new Promise((resolve) => {
+          letThrough = () => resolve({ allow: true });
+        }),
+    );
+    const host = newHost({ gate });
+    const creation = host.create({ command: 'sleep 1000' });
+    await until(() => gate.requests.length === 1);
+    const closing = host.closeAll();
+    letThrough();
+    await expect(creation).rejects.toMatchObject({ code: 'HOST_CLOSED' });
+    await closing;
+  });
+});
