@@ -1,0 +1,173 @@
+import { existsSync } from 'node:fs';
+import { assertBashCompatibleShell, DEFAULT_POLICY_PATH } from '@termgate/policy';
+import type { LineAnalysis } from '../../src/shell/analysis';
+import { loadBashParser } from '../../src/shell/bash-grammar';
+import { ShellAnalyzer } from '../../src/shell/shell-analyzer';
+
+let analyzer: ShellAnalyzer;
+beforeAll(async () => {
+  analyzer = new ShellAnalyzer(await loadBashParser());
+});
+
+/** Each extracted command as `argv joined by spaces [via]`. */
+function commands(analysis: LineAnalysis): string[] {
+  return analysis.commands.map((c) => `${c.argv.join(' ')}${c.via.length ? ` [${c.via.join('>')}]` : ''}`);
+}
+const kinds = (analysis: LineAnalysis) => [...new Set(analysis.problems.map((p) => p.kind))];
+
+describe('unquoting', () => {
+  test.each([
+    ['\\rm x', 'rm'],
+    ["r''m x", 'rm'],
+    ['"sudo" x', 'sudo'],
+    ['\'s\'"u"do x', 'sudo'],
+    ["$'r\\x6d' x", 'rm'],
+    ["$'\\162m' x", 'rm'],
+    ["$'\\u0072m' x", 'rm'],
+    ['"a\\"b\\$c" x', 'a"b$c'],
+    ['x\\ y z', 'x y'],
+  ])('%s → %s', (text, program) => {
+    const analysis = analyzer.analyzeLine(text);
+    expect(analysis.commands[0]?.program).toBe(program);
+    expect(analysis.problems).toEqual([]);
+  });
+});
+
+describe('extraction sites', () => {
+  test.each([
+    ['a; b && c || d & e', ['a', 'b', 'c', 'd', 'e']],
+    ['a\nb', ['a', 'b']],
+    ['a | b |& c', ['a [pipeline]', 'b [pipeline]', 'c [pipeline]']],
+    ['(a); { b; }', ['a [subshell]', 'b']],
+    [
+      'echo $(a) `b` "x$(c)"',
+      [
+        'echo $(a) `b` "x$(c)"',
+        'a [command_substitution]',
+        'b [command_substitution]',
+        'c [command_substitution]',
+      ],
+    ],
+    ['cat <(a) >(b)', ['cat <(a) >(b)', 'a [process_substitution]', 'b [process_substitution]']],
+    ['echo ${x:-$(a)}', ['echo ${x:-$(a)}', 'a [command_substitution]']],
+    ['x=$(a) y', ['a [command_substitution]', 'y']],
+    ['cat <<EOF\n$(a)\nEOF', ['cat', 'a [heredoc>command_substitution]']],
+    ["cat <<'EOF'\n$(a)\nEOF", ['cat']],
+    ['cat <<< "$(a)"', ['cat', 'a [command_substitution]']],
+    ['ls > "$(a)"', ['ls', 'a [command_substitution]']],
+    ['if a; then b; elif c; then d; else e; fi', ['a', 'b', 'c', 'd', 'e']],
+    ['for i in x; do a; done; while b; do c; done; case x in y) d;; esac', ['a', 'b', 'c', 'd']],
+    ['echo $((1 + $(a)))', ['echo $((1 + $(a)))', 'a [command_substitution]']],
+    ['f() { a; }', ['a [function f]']],
+  ])('%s', (text, expected) => {
+    expect(commands(analyzer.analyzeLine(text))).toEqual(expected);
+  });
+});
+
+describe('wrappers (the wrapper and what it runs are both commands)', () => {
+  test.each([
+    ['env -i -- A=1 a x', ['env -i -- A=1 a x', 'a x [env]']],
+    ['env A=1 -- a', ['env A=1 -- a', '-- a [env]']],
+    ['env -u HOME a', ['env -u HOME a', 'a [env]']],
+    ['nice -n 5 a', ['nice -n 5 a', 'a [nice]']],
+    ['timeout -s KILL 5s a', ['timeout -s KILL 5s a', 'a [timeout]']],
+    ['nohup a', ['nohup a', 'a [nohup]']],
+    ['stdbuf -oL a', ['stdbuf -oL a', 'a [stdbuf]']],
+    ['time -p a', ['time -p a', 'a [time]']],
+    ['command -p a', ['command -p a', 'a [command]']],
+    ['command -v a', ['command -v a']],
+    ['builtin cd x', ['builtin cd x', 'cd x [builtin]']],
+    ['exec -a n a', ['exec -a n a', 'a [exec]']],
+    ['exec >f', ['exec']],
+    ['sudo -u root a', ['sudo -u root a', 'a [sudo]']],
+    ['xargs -0 -n1 a x', ['xargs -0 -n1 a x', 'a x [xargs]']],
+    ['xargs', ['xargs', 'echo [xargs]']],
+    [
+      'find . -exec a {} \\; -ok b {} +',
+      ['find . -exec a {} ; -ok b {} +', 'a {} [find -exec]', 'b {} [find -exec]'],
+    ],
+    ['bash -c "a; b"', ['bash -c a; b', 'a [bash -c]', 'b [bash -c]']],
+    ['sh -euo pipefail -c a', ['sh -euo pipefail -c a', 'a [sh -c]']],
+    ['bash -c "sh -c \'a\'"', ["bash -c sh -c 'a'", 'sh -c a [bash -c]', 'a [bash -c>sh -c]']],
+    ['bash script.sh', ['bash script.sh']],
+  ])('%s', (text, expected) => {
+    const analysis = analyzer.analyzeLine(text);
+    expect(commands(analysis)).toEqual(expected);
+    expect(analysis.problems).toEqual([]);
+  });
+
+  test.each([
+    'timeout --bogus 5 a',
+    'env -S "a b"',
+    'nice --what a',
+    'find . -exec a',
+    'bash --rc x -c a',
+    'timeout x a',
+    'nohup',
+  ])('unknown wrapper forms cannot be judged: %s', (text) => {
+    expect(kinds(analyzer.analyzeLine(text))).toContain('unparseable');
+  });
+
+  test('argv requests unwrap too', () => {
+    expect(commands(analyzer.analyzeArgv(['env', 'bash', '-c', 'a | b']))).toEqual([
+      'env bash -c a | b',
+      'bash -c a | b [env]',
+      'a [env>bash -c>pipeline]',
+      'b [env>bash -c>pipeline]',
+    ]);
+  });
+});
+
+describe('what cannot be judged', () => {
+  test.each([
+    ['$X a', 'dynamic'],
+    ['"$cmd"', 'dynamic'],
+    ['${X:-sudo} a', 'dynamic'],
+    ['$(echo rm) x', 'dynamic'],
+    ['eval a', 'dynamic'],
+    ['source f', 'dynamic'],
+    ['. f', 'dynamic'],
+    ['alias a=b', 'dynamic'],
+    ['trap a EXIT', 'dynamic'],
+    ['enable -f x y', 'dynamic'],
+    ['coproc a', 'dynamic'],
+    ['f() { a; }; f', 'dynamic'],
+    ['echo ${v@P}', 'dynamic'],
+    ['echo ${v@E}', 'dynamic'],
+    ['r{m,x} a', 'dynamic'],
+    ['/bin/r? a', 'dynamic'],
+    ['echo $((x))', 'dynamic'],
+    ['a[i]=1', 'dynamic'],
+    ['hash -p /bin/rm ls', 'dynamic'],
+    ['bash -c "$X"', 'dynamic'],
+    ['echo "$\\\n(a)"', 'unparseable'],
+    ['r\\\nm', 'unparseable'],
+    ['echo ${x:=`a`}', 'unparseable'],
+    ['echo `echo \\`a\\``', 'unparseable'],
+    ['cat <<EOF\n`a`\nEOF', 'unparseable'],
+    ['cat <<EOF\n\t$(a)\nEOF', 'unparseable'],
+    ['echo "open', 'unparseable'],
+    ['a &&', 'unparseable'],
+  ])('%s → %s', (text, kind) => {
+    expect(kinds(analyzer.analyzeLine(text))).toContain(kind);
+  });
+
+  test('a plain line continuation after a blank is fine', () => {
+    expect(analyzer.analyzeLine('git \\\n  status').problems).toEqual([]);
+  });
+});
+
+describe('module location and shell check', () => {
+  test('DEFAULT_POLICY_PATH points at the shipped policy', () => {
+    expect(DEFAULT_POLICY_PATH).toMatch(/policies\/default\.yaml$/);
+    expect(existsSync(DEFAULT_POLICY_PATH)).toBe(true);
+  });
+
+  test('assertBashCompatibleShell accepts bash and refuses other shells', async () => {
+    await expect(assertBashCompatibleShell('/bin/bash')).resolves.toMatch(/^\d+\./);
+    await expect(assertBashCompatibleShell('/bin/sh')).rejects.toMatchObject({ code: 'SHELL_UNSUPPORTED' });
+    await expect(assertBashCompatibleShell('/nonexistent/bash')).rejects.toMatchObject({
+      code: 'SHELL_UNSUPPORTED',
+    });
+  });
+});
