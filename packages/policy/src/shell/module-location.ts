@@ -1,21 +1,23 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
  * Absolute path of this compiled module, in both module systems the package
  * runs under: the built ESM (`dist/shell/module-location.js`) and ts-jest's
  * CommonJS (`src/shell/module-location.ts`). `import.meta` cannot appear in
- * source that jest loads as CommonJS, so ESM reads the first stack frame.
+ * source that jest loads as CommonJS, and a global `__filename` may exist in
+ * ESM too (`node -e` defines one), so both read the first stack frame.
  */
 function thisModuleFile(): string {
-  if (typeof __filename === 'string') return __filename;
   const saved = Error.prepareStackTrace;
   try {
     Error.prepareStackTrace = (_error, frames) => frames;
     const frames = new Error().stack as unknown as NodeJS.CallSite[];
     const name = frames[0]?.getFileName();
     if (!name) throw new Error('cannot locate the @termgate/policy module');
-    return name.startsWith('file:') ? fileURLToPath(name) : name;
+    const path = name.startsWith('file:') ? fileURLToPath(name) : name;
+    if (!isAbsolute(path)) throw new Error(`cannot locate the @termgate/policy module (got ${name})`);
+    return path;
   } finally {
     Error.prepareStackTrace = saved;
   }

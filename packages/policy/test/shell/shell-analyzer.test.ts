@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is shell syntax, not templates
 import { existsSync } from 'node:fs';
 import { assertBashCompatibleShell, DEFAULT_POLICY_PATH } from '@termgate/policy';
 import type { LineAnalysis } from '../../src/shell/analysis';

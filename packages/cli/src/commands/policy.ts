@@ -1,0 +1,217 @@
+import { createInterface } from 'node:readline';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import {
+  type CommandRequest,
+  createPolicyEngine,
+  type Explanation,
+  type LoadedPolicy,
+  loadPolicyFile,
+  type PolicyEngine,
+  PolicyError,
+  runPolicyTests,
+} from '@termgate/policy';
+import type { CliCommand, CliIo } from './cli-io.js';
+
+export const POLICY_USAGE = `Usage:
+  termgate policy check FILE                 validate a policy file
+  termgate policy test FILE                  run the policy's embedded tests
+  termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND LINE
+                                             judge one command line (--argv: the words are argv, no shell)
+  termgate policy explain FILE --json        batch: JSON Lines {"command", "args"?, "cwd"?, "env"?} on stdin,
+                                             one decision object per line on stdout, in order
+Exit status: 0 ok/allowed, 1 invalid/failed/denied, 2 usage error.
+`;
+
+/** `termgate policy …`: argv starts after the word `policy`. */
+export const policyCommand: CliCommand = async (argv, io) => {
+  const [sub, ...rest] = argv;
+  try {
+    switch (sub) {
+      case 'check':
+        return await check(rest, io);
+      case 'test':
+        return await test(rest, io);
+      case 'explain':
+        return await explain(rest, io);
+      case undefined:
+      case '-h':
+      case '--help':
+        io.stderr.write(POLICY_USAGE);
+        return sub === undefined ? 2 : 0;
+      default:
+        return usage(io, `unknown policy subcommand "${sub}"`);
+    }
+  } catch (error) {
+    if (error instanceof PolicyError) {
+      io.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof UsageError) return usage(io, error.message);
+    throw error;
+  }
+};
+
+class UsageError extends Error {}
+
+function usage(io: CliIo, message: string): number {
+  io.stderr.write(`termgate policy: ${message}\n${POLICY_USAGE}`);
+  return 2;
+}
+
+function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['options']> = {}) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function fileArg(positionals: readonly string[]): string {
+  const file = positionals[0];
+  if (file === undefined) throw new UsageError('missing FILE');
+  return file;
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { positionals } = parse(args);
+  if (positionals.length !== 1) throw new UsageError('check takes exactly one FILE');
+  const policy = await loadPolicyFile(fileArg(positionals));
+  io.stdout.write(
+    `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s), sha256 ${policy.sha256}\n`,
+  );
+  return 0;
+}
+
+async function test(args: readonly string[], io: CliIo): Promise<number> {
+  const { positionals } = parse(args);
+  if (positionals.length !== 1) throw new UsageError('test takes exactly one FILE');
+  const policy = await loadPolicyFile(fileArg(positionals));
+  const report = runPolicyTests(await createPolicyEngine(policy), policy);
+  for (const r of report.results) {
+    const where = `${policy.path}:${r.test.position.line}:${r.test.position.column}`;
+    const what = r.test.args
+      ? JSON.stringify([r.test.command, ...r.test.args])
+      : JSON.stringify(r.test.command);
+    io.stdout.write(
+      r.passed
+        ? `PASS ${where} ${what} → ${r.decision.decision}\n`
+        : `FAIL ${where} ${what}: ${r.failure} (${r.decision.reason})\n`,
+    );
+  }
+  io.stdout.write(`${report.passed} passed, ${report.failed} failed\n`);
+  return report.failed === 0 ? 0 : 1;
+}
+
+async function explain(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    json: { type: 'boolean' },
+    argv: { type: 'boolean' },
+    cwd: { type: 'string' },
+    env: { type: 'string', multiple: true },
+  });
+  const file = fileArg(positionals);
+  const words = positionals.slice(1);
+  const policy = await loadPolicyFile(file);
+  const engine = await createPolicyEngine(policy);
+  if (words.length === 0) {
+    if (!values.json)
+      throw new UsageError('explain needs -- COMMAND LINE (or --json for JSON Lines on stdin)');
+    return batch(engine, io);
+  }
+  const env: Record<string, string> = {};
+  for (const pair of (values.env as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--env expects NAME=VALUE, got "${pair}"`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const request: CommandRequest = values.argv
+    ? {
+        command: words[0]!,
+        args: words.slice(1),
+        cwd: (values.cwd as string | undefined) ?? process.cwd(),
+        env,
+      }
+    : { command: words.join(' '), args: null, cwd: (values.cwd as string | undefined) ?? process.cwd(), env };
+  const explanation = engine.explain(request);
+  io.stdout.write(values.json ? `${JSON.stringify(toJson(explanation))}\n` : toText(explanation, policy));
+  return explanation.decision.decision === 'allow' ? 0 : 1;
+}
+
+/** One decision object per input line, in order; a bad line yields `{"line": n, "error": …}`. */
+async function batch(engine: PolicyEngine, io: CliIo): Promise<number> {
+  const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  for await (const text of lines) {
+    n++;
+    if (text.trim() === '') continue;
+    let out: object;
+    try {
+      out = toJson(engine.explain(toRequest(JSON.parse(text))));
+    } catch (error) {
+      out = { line: n, error: (error as Error).message };
+    }
+    io.stdout.write(`${JSON.stringify(out)}\n`);
+  }
+  return 0;
+}
+
+function toRequest(value: unknown): CommandRequest {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('expected a JSON object');
+  const { command, args, cwd, env } = value as Record<string, unknown>;
+  if (typeof command !== 'string') throw new Error('"command" must be a string');
+  if (
+    args !== undefined &&
+    args !== null &&
+    !(Array.isArray(args) && args.every((a) => typeof a === 'string'))
+  ) {
+    throw new Error('"args" must be an array of strings');
+  }
+  if (cwd !== undefined && typeof cwd !== 'string') throw new Error('"cwd" must be a string');
+  if (
+    env !== undefined &&
+    (typeof env !== 'object' || env === null || Object.values(env).some((v) => typeof v !== 'string'))
+  ) {
+    throw new Error('"env" must be an object of strings');
+  }
+  return {
+    command,
+    args: (args as string[] | undefined) ?? null,
+    cwd: (cwd as string | undefined) ?? process.cwd(),
+    env: (env as Record<string, string> | undefined) ?? {},
+  };
+}
+
+function toJson(e: Explanation): object {
+  return {
+    ...e.decision,
+    problems: e.analysis.problems.map((p) => ({
+      kind: p.kind,
+      message: p.message,
+      range: p.range,
+      via: p.via,
+    })),
+  };
+}
+
+function toText(e: Explanation, policy: LoadedPolicy): string {
+  const d = e.decision;
+  const lines = [
+    `decision: ${d.decision}`,
+    `rules:    ${d.ruleIds.length ? d.ruleIds.join(', ') : `(none: default ${policy.default})`}`,
+    `reason:   ${d.reason}`,
+    `cwd:      ${d.resolvedCwd ?? '(unresolved)'}`,
+    'commands:',
+    ...e.verdicts.map((v) => {
+      const via = v.command.via.length ? `  [via ${v.command.via.join(' > ')}]` : '';
+      const rules = v.rules.length
+        ? v.rules.map((r) => `${r.id} (line ${r.position.line})`).join(', ')
+        : 'default';
+      return `  ${v.decision.padEnd(5)} ${JSON.stringify(v.command.argv)}${via}  ← ${rules}`;
+    }),
+  ];
+  if (e.analysis.problems.length > 0) {
+    lines.push('cannot judge:', ...e.analysis.problems.map((p) => `  ${p.kind}: ${p.message}`));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { policyCommand } from '../../src/commands/policy';
+
+const REPO = resolve(__dirname, '..', '..', '..', '..');
+const STRICT = join(REPO, 'examples', 'strict-enterprise.yaml');
+const DEFAULT = join(REPO, 'policies', 'default.yaml');
+
+async function run(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
+  const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
+  let out = '';
+  let err = '';
+  io.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  io.stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  io.stdin.end(stdin);
+  const code = await policyCommand(argv, io);
+  return { code, out, err };
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'termgate-cli-policy-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('check: ok summary for the shipped policies', async () => {
+  for (const file of [DEFAULT, STRICT]) {
+    const r = await run(['check', file]);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.out).toMatch(
+      /^ok: .*: default (allow|deny), \d+ rule\(s\), \d+ test\(s\), sha256 [0-9a-f]{64}\n$/,
+    );
+  }
+});
+
+test('check: errors name file:line:col and the key', async () => {
+  const file = join(dir, 'bad.yaml');
+  writeFileSync(file, 'default: deny\nrules:\n  - id: a\n    decision: nope\n    program: ls\n');
+  const r = await run(['check', file]);
+  expect(r.code).toBe(1);
+  expect(r.err).toContain(`${file}:4:15: rules[0].decision: must be one of: allow, deny`);
+  expect((await run(['check', join(dir, 'missing.yaml')])).err).toMatch(/cannot read policy file .*ENOENT/);
+});
+
+test('test: PASS per test, non-zero on a failure', async () => {
+  const ok = await run(['test', STRICT]);
+  expect(ok.code).toBe(0);
+  expect(ok.out).toMatch(/^PASS .*strict-enterprise\.yaml:\d+:\d+ "git status" → allow$/m);
+  expect(ok.out).toMatch(/\d+ passed, 0 failed\n$/);
+  const file = join(dir, 'failing.yaml');
+  writeFileSync(
+    file,
+    'default: deny\ntests:\n  - { command: ls, expect: allow }\n  - { command: ls, expect: deny }\n',
+  );
+  const bad = await run(['test', file]);
+  expect(bad.code).toBe(1);
+  expect(bad.out).toContain(`FAIL ${file}:3:5 "ls": expected allow, got deny`);
+  expect(bad.out).toContain('1 passed, 1 failed');
+});
+
+test('explain: text shows the decision, rule ids and sub-commands', async () => {
+  const r = await run(['explain', STRICT, '--', 'git status && bash -c "rm x"']);
+  expect(r.code).toBe(1);
+  expect(r.out).toMatch(/^decision: deny$/m);
+  expect(r.out).toMatch(/deny {2}\["rm","x"\] {2}\[via bash -c\] {2}← default/);
+  expect(r.out).toMatch(/allow \["git","status"\] {2}← git-read-only \(line \d+\)/);
+});
+
+test('explain --json: one object; --argv judges argv without a shell', async () => {
+  const r = await run(['explain', STRICT, '--json', '--', 'git status']);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.out)).toMatchObject({ decision: 'allow', ruleIds: ['git-read-only'], problems: [] });
+  const argv = await run(['explain', STRICT, '--json', '--argv', '--', 'git', 'log', '$(rm x); rm x']);
+  expect(JSON.parse(argv.out)).toMatchObject({
+    decision: 'allow',
+    subcommands: [{ argv: ['git', 'log', '$(rm x); rm x'] }],
+  });
+  const env = await run(['explain', STRICT, '--json', '--env', 'GIT_DIR=/x', '--', 'ls']);
+  expect(JSON.parse(env.out).reason).toMatch(/GIT_DIR/);
+});
+
+test('explain --json with no command: JSON Lines in, one decision per line out, errors per line', async () => {
+  const input = [
+    JSON.stringify({ command: 'ls' }),
+    'not json',
+    JSON.stringify({ command: 'git', args: ['push'] }),
+    JSON.stringify({ command: 5 }),
+    JSON.stringify({ command: 'ls', cwd: '/' }),
+  ].join('\n');
+  const r = await run(['explain', STRICT, '--json'], `${input}\n`);
+  expect(r.code).toBe(0);
+  const out = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(out).toEqual([
+    expect.objectContaining({ decision: 'allow' }),
+    { line: 2, error: expect.any(String) },
+    expect.objectContaining({ decision: 'deny' }),
+    { line: 4, error: '"command" must be a string' },
+    expect.objectContaining({ decision: 'deny', reason: expect.stringMatching(/outside the allowed roots/) }),
+  ]);
+});
+
+test('usage errors exit 2', async () => {
+  expect((await run([])).code).toBe(2);
+  expect((await run(['frobnicate'])).code).toBe(2);
+  expect((await run(['check'])).code).toBe(2);
+  expect((await run(['explain', STRICT])).code).toBe(2);
+  expect((await run(['check', STRICT, '--bogus'])).err).toMatch(/Unknown option/);
+});
