@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
+  expectCancelledWait,
   expectKillAndRelease,
   expectStreamedRun,
   expectToolList,
@@ -44,12 +45,12 @@ describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
     caller = {
       listTools: () => client.listTools(),
       // The v1 result type is a union with the pre-2025 `{toolResult}` shape; termgate never sends that.
-      callTool: async (name, args, onprogress) =>
-        (await client.callTool(
-          { name, arguments: args },
-          undefined,
-          onprogress === undefined ? { timeout: 20_000 } : { timeout: 20_000, onprogress },
-        )) as ToolCallResult,
+      callTool: async (name, args, onprogress, signal) =>
+        (await client.callTool({ name, arguments: args }, undefined, {
+          timeout: 20_000,
+          ...(onprogress !== undefined && { onprogress }),
+          ...(signal !== undefined && { signal }),
+        })) as ToolCallResult,
     };
   });
 
@@ -74,5 +75,9 @@ describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
 
   test('kills a long command with SIGTERM, releases it, and the released id is an isError result', async () => {
     await expectKillAndRelease(caller);
+  });
+
+  test('an aborted wait is cancelled on the server; the command keeps running', async () => {
+    await expectCancelledWait(caller);
   });
 });

@@ -10,6 +10,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
+  expectCancelledWait,
   expectKillAndRelease,
   expectStreamedRun,
   expectToolList,
@@ -40,10 +41,14 @@ describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () =>
     await client.connect(transport);
     caller = {
       listTools: () => client.listTools(),
-      callTool: (name, args, onprogress) =>
+      callTool: (name, args, onprogress, signal) =>
         client.callTool(
           { name, arguments: args },
-          onprogress === undefined ? { timeout: 20_000 } : { timeout: 20_000, onprogress },
+          {
+            timeout: 20_000,
+            ...(onprogress !== undefined && { onprogress }),
+            ...(signal !== undefined && { signal }),
+          },
         ),
     };
   });
@@ -78,5 +83,9 @@ describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () =>
 
   test('kills a long command with SIGTERM, releases it, and the released id is an isError result', async () => {
     await expectKillAndRelease(caller);
+  });
+
+  test('an aborted wait is cancelled on the server; the command keeps running', async () => {
+    await expectCancelledWait(caller);
   });
 });

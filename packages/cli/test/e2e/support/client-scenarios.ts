@@ -15,6 +15,7 @@ export interface ToolCaller {
     name: string,
     args: Record<string, unknown>,
     onprogress?: (progress: ProgressUpdate) => void,
+    signal?: AbortSignal,
   ): Promise<ToolCallResult>;
 }
 
@@ -155,4 +156,34 @@ export async function expectKillAndRelease(caller: ToolCaller): Promise<void> {
     .map((block) => block.text ?? '')
     .join('');
   expect(text.length).toBeGreaterThan(0);
+}
+
+/**
+ * Aborts a pending wait through the SDK (which sends notifications/cancelled):
+ * the call rejects, the command keeps running, and the connection still works.
+ */
+export async function expectCancelledWait(caller: ToolCaller): Promise<void> {
+  const { terminalId } = structured(
+    await caller.callTool('terminal_create', { command: 'sleep', args: ['1000'] }),
+  );
+  const controller = new AbortController();
+  const updates: ProgressUpdate[] = [];
+  const waiting = caller.callTool(
+    'terminal_wait_for_exit',
+    { terminalId, timeoutSeconds: 60 },
+    (update) => updates.push(update),
+    controller.signal,
+  );
+  // A full round trip first, so the wait has reached the server before it is cancelled.
+  expect(structured(await caller.callTool('terminal_output', { terminalId }))).toMatchObject({
+    exitStatus: null,
+  });
+  controller.abort('e2e cancellation');
+  await expect(waiting).rejects.toBeDefined();
+  expect(structured(await caller.callTool('terminal_output', { terminalId }))).toMatchObject({
+    exitStatus: null,
+  });
+  expect(updates).toEqual([]);
+  expect(structured(await caller.callTool('terminal_kill', { terminalId }))).toEqual({});
+  expect(structured(await caller.callTool('terminal_release', { terminalId }))).toEqual({});
 }
