@@ -165,7 +165,8 @@ class Extraction {
         );
       }
       const functions = new Set<string>();
-      collectFunctions(root, functions);
+      // A definition needs `()` or the `function` keyword; skip the extra tree walk otherwise.
+      if (source.includes(')') || source.includes('function')) collectFunctions(root, functions);
       this.walk(root, { ...scope, functions });
     } finally {
       tree.delete();
