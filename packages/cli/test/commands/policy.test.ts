@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { policyCommand } from '../../src/commands/policy';
+import { policyCommand } from '../../src/commands/policy.js';
 
 const REPO = resolve(__dirname, '..', '..', '..', '..');
 const STRICT = join(REPO, 'examples', 'strict-enterprise.yaml');

@@ -16,7 +16,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createPolicyEngine, loadPolicyFile, type PolicyEngine } from '@termgate/policy';
-import { readCorpus, STRICT_POLICY } from '../support/corpus';
+import { readCorpus, STRICT_POLICY } from '../support/corpus.js';
 
 const BUILTINS = new Set(
   (

@@ -1,5 +1,5 @@
 import { createPolicyEngine, loadPolicyFile, type PolicyEngine } from '@termgate/policy';
-import { readCorpus, STRICT_POLICY } from '../support/corpus';
+import { readCorpus, STRICT_POLICY } from '../support/corpus.js';
 
 const corpus = readCorpus();
 let engine: PolicyEngine;

@@ -60,7 +60,7 @@ describe('combining', () => {
 
   test('the deny names the rule and the offending sub-command', () => {
     const d = engine.judge(line('ls && git push -f'));
-    expect(d.ruleIds.sort()).toEqual(['contains', 'deny-push']);
+    expect([...d.ruleIds].sort()).toEqual(['contains', 'deny-push']);
     expect(d.reason).toMatch(/`git push -f` matched deny rule/);
   });
 

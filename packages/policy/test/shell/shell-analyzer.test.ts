@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is shell syntax, not templates
 import { existsSync } from 'node:fs';
 import { assertBashCompatibleShell, DEFAULT_POLICY_PATH } from '@termgate/policy';
-import type { LineAnalysis } from '../../src/shell/analysis';
-import { loadBashParser } from '../../src/shell/bash-grammar';
-import { ShellAnalyzer } from '../../src/shell/shell-analyzer';
+import type { LineAnalysis } from '../../src/shell/analysis.js';
+import { loadBashParser } from '../../src/shell/bash-grammar.js';
+import { ShellAnalyzer } from '../../src/shell/shell-analyzer.js';
 
 let analyzer: ShellAnalyzer;
 beforeAll(async () => {
