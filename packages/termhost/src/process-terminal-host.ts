@@ -56,8 +56,8 @@ export interface ProcessTerminalHostOptions {
   /** Between SIGTERM and SIGKILL. Default {@link DEFAULT_KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
   /**
-   * Kill every command after this many milliseconds (exit status
-   * `timedOut: true`); also the ceiling of a request's `timeoutMs`.
+   * Kill every command after this many milliseconds, an integer ≥ 1 (exit
+   * status `timedOut: true`); also the ceiling of a request's `timeoutMs`.
    * Default: no timeout.
    */
   readonly timeoutMs?: number;
@@ -117,6 +117,8 @@ export class ProcessTerminalHost implements TerminalHost {
   /** Terminals being created or not yet fully released: what `maxTerminals` counts. */
   #slots = 0;
   readonly #pendingCreates = new Set<Promise<unknown>>();
+  /** Releases under way, so that `closeAll` also waits for them. */
+  readonly #releasing = new Map<ProcessTerminal, Promise<void>>();
   #closed = false;
 
   constructor(options: ProcessTerminalHostOptions = {}) {
@@ -130,8 +132,10 @@ export class ProcessTerminalHost implements TerminalHost {
     );
     this.#maxTerminals = nonNegativeInteger(options.maxTerminals, DEFAULT_MAX_TERMINALS, 'maxTerminals');
     this.#killGraceMs = nonNegativeInteger(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs');
-    this.#timeoutMs =
-      options.timeoutMs === undefined ? undefined : nonNegativeInteger(options.timeoutMs, 0, 'timeoutMs');
+    if (options.timeoutMs !== undefined && !isPositiveInteger(options.timeoutMs)) {
+      throw new TypeError('timeoutMs must be an integer ≥ 1');
+    }
+    this.#timeoutMs = options.timeoutMs;
     this.#digestOutput = options.digestOutput ?? false;
     this.#gate = options.gate ?? new AllowAllGate();
     this.#observer = options.observer ?? new NoopTerminalObserver();
@@ -176,7 +180,8 @@ export class ProcessTerminalHost implements TerminalHost {
     if (scope === undefined) this.#closed = true;
     // Creations under way register (or, once closed, tear down) their terminal first.
     if (scope === undefined) await Promise.all([...this.#pendingCreates]);
-    const doomed = [...this.#terminals.values()].filter((t) => scope === undefined || t.scope === scope);
+    const inScope = (t: ProcessTerminal): boolean => scope === undefined || t.scope === scope;
+    const doomed = [...this.#terminals.values(), ...this.#releasing.keys()].filter(inScope);
     await Promise.all(doomed.map((terminal) => this.#release(terminal)));
   }
 
@@ -290,8 +295,8 @@ export class ProcessTerminalHost implements TerminalHost {
     if (outputByteLimit !== undefined && !isNonNegativeInteger(outputByteLimit)) {
       throw invalid('outputByteLimit must be an integer ≥ 0');
     }
-    if (timeoutMs !== undefined && !isNonNegativeInteger(timeoutMs))
-      throw invalid('timeoutMs must be an integer ≥ 0');
+    if (timeoutMs !== undefined && !isPositiveInteger(timeoutMs))
+      throw invalid('timeoutMs must be an integer ≥ 1');
 
     const argsCopy = args === undefined ? null : Object.freeze([...args]);
     const limit = Math.min(outputByteLimit ?? this.#maxOutputBytes, this.#maxOutputBytes);
@@ -351,14 +356,18 @@ export class ProcessTerminalHost implements TerminalHost {
     throw new TermhostError('GATE_DENIED', `${verb} denied: ${reason}`, { verb, reason, ruleIds });
   }
 
-  async #release(terminal: ProcessTerminal): Promise<void> {
-    if (this.#terminals.get(terminal.id) !== terminal) return;
+  /** Forgets the terminal at once, then closes it; concurrent calls share one close. */
+  #release(terminal: ProcessTerminal): Promise<void> {
+    const under = this.#releasing.get(terminal);
+    if (under !== undefined) return under;
+    if (this.#terminals.get(terminal.id) !== terminal) return Promise.resolve();
     this.#terminals.delete(terminal.id);
-    try {
-      await terminal.close();
-    } finally {
+    const closing = terminal.close().finally(() => {
       this.#slots--;
-    }
+      this.#releasing.delete(terminal);
+    });
+    this.#releasing.set(terminal, closing);
+    return closing;
   }
 
   #exited(terminal: ProcessTerminal, report: TerminalExitReport): void {
@@ -396,6 +405,10 @@ async function checkDirectory(cwd: string): Promise<void> {
 
 function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return isNonNegativeInteger(value) && value > 0;
 }
 
 function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {

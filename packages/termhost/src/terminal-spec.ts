@@ -18,8 +18,8 @@ export interface TerminalSpec {
   /** Bytes of output to retain (the newest ones). Clamped by the host ceiling. */
   readonly outputByteLimit?: number;
   /**
-   * Milliseconds after which the host kills the command (exit status
-   * `timedOut: true`). Clamped by the host's own timeout when it has one.
+   * Milliseconds (an integer ≥ 1) after which the host kills the command
+   * (exit status `timedOut: true`). Clamped by the host's own timeout when it has one.
    */
   readonly timeoutMs?: number;
 }

@@ -210,6 +210,17 @@ describe('ProcessTerminalHost: closeAll', () => {
     await host.closeAll();
   });
 
+  it('waits for releases already under way', async () => {
+    const host = newHost({ killGraceMs: 300 });
+    const id = await host.create({ command: "trap '' TERM; sleep 1000 & echo $!; wait" });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    const releasing = host.release(id);
+    await until(async () => (await host.output(id).catch(() => 'gone')) === 'gone');
+    await host.closeAll();
+    expect(isRunning(pid!)).toBe(false);
+    await releasing;
+  });
+
   it('tears down a terminal whose creation was under way', async () => {
     let letThrough: () => void = () => {};
     const gate = new RecordingGate(

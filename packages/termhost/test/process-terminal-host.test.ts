@@ -369,6 +369,7 @@ describe('ProcessTerminalHost: create', () => {
     ['a NUL in an argument', { command: 'echo', args: ['a\0b'] }],
     ['a non-string env value', { command: 'true', env: { A: 1 as unknown as string } }],
     ['an env name with =', { command: 'true', env: { 'A=B': 'c' } }],
+    ['a zero timeout', { command: 'true', timeoutMs: 0 }],
   ])('rejects %s with INVALID_SPEC before consulting the gate', async (_label, spec) => {
     const gate = new RecordingGate();
     await expect(newHost({ gate }).create(spec)).rejects.toMatchObject({ code: 'INVALID_SPEC' });

@@ -22,6 +22,9 @@ describe('CrossSpawnProcessSpawner', () => {
 
   it('starts a session and group leader without a controlling terminal, stdin on /dev/null', async () => {
     const child = await spawner.spawn({ argv: ['sleep', '30'], cwd: '/', env });
+    const closed = Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]);
+    child.stdout.resume();
+    child.stderr.resume();
     try {
       expect(child.pid).toBeGreaterThan(0);
       expect(sessionAndTty(child.pid)).toEqual({ pgrp: child.pid, session: child.pid, ttyNr: 0 });
@@ -31,9 +34,7 @@ describe('CrossSpawnProcessSpawner', () => {
       expect(child.signalGroup('SIGKILL')).toBe(true);
     }
     expect(await child.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
-    child.stdout.resume();
-    child.stderr.resume();
-    await Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]);
+    await closed;
     expect(child.groupAlive()).toBe(false);
     expect(child.signalGroup('SIGTERM')).toBe(false);
   });
@@ -45,9 +46,10 @@ describe('CrossSpawnProcessSpawner', () => {
       env: { ...env, ONLY: 'me' },
     });
     const chunks: Buffer[] = [];
+    const closed = once(child.stdout, 'close');
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.stderr.resume();
-    await once(child.stdout, 'close');
+    await closed;
     const lines = Buffer.concat(chunks).toString().trim().split('\n');
     expect(lines[0]).toBe('/tmp');
     expect(lines).toContain('ONLY=me');

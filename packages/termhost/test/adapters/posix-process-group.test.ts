@@ -16,9 +16,10 @@ describe('posix process groups', () => {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
+    const exited = once(child, 'exit');
     const [line] = (await once(child.stdout!, 'data')) as [Buffer];
     const orphan = Number(line.toString().trim());
-    await once(child, 'exit');
+    await exited;
     expect(readStat(orphan)?.pgrp).toBe(child.pid);
     expect(processGroupAlive(child.pid!)).toBe(true);
 
