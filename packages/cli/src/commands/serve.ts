@@ -3,16 +3,18 @@ import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
 import { createStderrLogger, LOG_LEVELS } from '../logging.js';
 import { buildServeContainer } from '../serve/composition-root.js';
+import { type PolicyRuntime, startPolicyRuntime } from '../serve/policy-runtime.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import type { CliIo } from './cli-io.js';
 
-export const SERVE_USAGE = `Usage: termgate serve [--policy FILE] [--audit FILE] [--shell PATH] [--log-level LEVEL]
+export const SERVE_USAGE = `Usage: termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
-  --policy FILE      policy file
-  --audit FILE       audit trail (JSON Lines)
-  --shell PATH       bash-compatible shell for command lines (default: bash)
+  --policy FILE      policy file (default: the shipped policies/default.yaml)
+  --audit FILE       audit trail, JSON Lines (default: $XDG_STATE_HOME/termgate/audit.jsonl)
+  --audit-fsync      fsync the audit trail after every record
+  --shell PATH       bash for command lines (default: bash on PATH); must be bash
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: info)
 `;
 
@@ -48,6 +50,7 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfi
   return {
     policyPath: absolute(values.policy),
     auditPath: absolute(values.audit),
+    auditFsync: values['audit-fsync'] ?? false,
     shell: values.shell ?? null,
     logLevel: level as Level | 'silent',
     cwd,
@@ -60,6 +63,7 @@ function parse(argv: readonly string[]) {
     options: {
       policy: { type: 'string' },
       audit: { type: 'string' },
+      'audit-fsync': { type: 'boolean' },
       shell: { type: 'string' },
       'log-level': { type: 'string' },
     },
@@ -82,10 +86,15 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const logger = createStderrLogger(config.logLevel);
   if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
-  io.stderr.write(
-    'termgate: WARNING: no policy gate yet: every command is allowed and nothing is audited (allow-all gate).\n',
-  );
-  const container = buildServeContainer(config, logger);
+  let runtime: PolicyRuntime;
+  try {
+    runtime = await startPolicyRuntime(config, (line) => io.stderr.write(`${line}\n`));
+  } catch (error) {
+    // Fail closed: no policy, no audit trail, no server.
+    io.stderr.write(`termgate serve: refusing to start: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const container = buildServeContainer(config, logger, runtime);
   const app = container.get(ServeApplication);
   const onSignal = (signal: NodeJS.Signals): void => {
     void app.stop(signal);

@@ -1,34 +1,52 @@
 import { AjvSchemaValidator, McpServer, type SchemaValidator } from '@termgate/core';
 import {
-  AllowAllGate,
   GATE,
   type Gate,
   ProcessTerminalHost,
   TERMINAL_HOST,
+  TERMINAL_OBSERVER,
   type TerminalHost,
+  type TerminalObserver,
 } from '@termgate/termhost';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { TERMGATE_VERSION } from '../version.js';
+import type { PolicyRuntime } from './policy-runtime.js';
 import { ServeApplication } from './serve-application.js';
-import { ROOT_LOGGER, SCHEMA_VALIDATOR, SERVE_CONFIG, type ServeConfig } from './serve-config.js';
+import {
+  ROOT_LOGGER,
+  SCHEMA_VALIDATOR,
+  SERVE_CONFIG,
+  type ServeConfig,
+  SHUTDOWN_HOOKS,
+  type ShutdownHook,
+} from './serve-config.js';
 
 /**
  * The composition root: the only place that names concrete classes. Every
  * binding is a singleton for the life of one `serve` process.
  */
-export function buildServeContainer(config: ServeConfig, logger: Logger): Container {
+export function buildServeContainer(config: ServeConfig, logger: Logger, runtime: PolicyRuntime): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind<ServeConfig>(SERVE_CONFIG).toConstantValue(config);
   container.bind<Logger>(ROOT_LOGGER).toConstantValue(logger);
-  // Until the policy gate is wired, every verb is allowed; `serve` says so on stderr.
-  container.bind<Gate>(GATE).toConstantValue(new AllowAllGate());
+  // The policy gate decides every verb and, as the observer, records spawns and exits.
+  container.bind<Gate>(GATE).toConstantValue(runtime.gate);
+  container.bind<TerminalObserver>(TERMINAL_OBSERVER).toConstantValue(runtime.gate);
+  container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([runtime.stop]);
   container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
+  const limits = runtime.policy.limits;
   container.bind<TerminalHost>(TERMINAL_HOST).toDynamicValue(
     (context) =>
       new ProcessTerminalHost({
         cwd: config.cwd,
         gate: context.get<Gate>(GATE),
+        observer: context.get<TerminalObserver>(TERMINAL_OBSERVER),
+        digestOutput: true,
+        inheritEnv: runtime.policy.inheritedEnv(process.env),
+        ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
+        ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),
+        ...(limits.timeoutSeconds !== undefined && { timeoutMs: limits.timeoutSeconds * 1000 }),
         ...(config.shell !== null && { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] }),
         onError: (error, where) =>
           logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error'),

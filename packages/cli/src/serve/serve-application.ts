@@ -4,7 +4,7 @@ import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { StdioTransport } from '@termgate/transport-stdio';
 import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
-import { ROOT_LOGGER } from './serve-config.js';
+import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.js';
 
 /**
  * One `serve` run: MCP over the given streams until the input ends or
@@ -12,7 +12,8 @@ import { ROOT_LOGGER } from './serve-config.js';
  *
  * Shutdown contract (stdin EOF, SIGTERM, SIGINT): open subscriptions are
  * closed with a complete result, every terminal's process group is killed
- * and waited for, queued messages are flushed, then `run` resolves. It is
+ * and waited for, the shutdown hooks run (the audit trail's stop record),
+ * queued messages are flushed, then `run` resolves. It is
  * safe to call `stop` more than once.
  */
 @injectable()
@@ -26,6 +27,7 @@ export class ServeApplication {
     @inject(McpServer) private readonly server: McpServer,
     @inject(TERMINAL_HOST) private readonly host: TerminalHost,
     @inject(ROOT_LOGGER) private readonly logger: Logger,
+    @inject(SHUTDOWN_HOOKS) private readonly shutdownHooks: readonly ShutdownHook[],
   ) {}
 
   run(input: Readable, output: Writable, options: { endOutputOnClose: boolean }): Promise<void> {
@@ -50,6 +52,13 @@ export class ServeApplication {
     this.logger.info({ reason }, 'shutting down');
     await this.connection?.shutdown();
     await this.host.closeAll();
+    for (const hook of this.shutdownHooks) {
+      try {
+        await hook(reason);
+      } catch (error) {
+        this.logger.error({ err: error }, 'shutdown step failed');
+      }
+    }
     await this.transport?.close();
     this.logger.info('stopped');
     this.resolveRun?.();

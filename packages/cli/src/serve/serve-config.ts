@@ -4,6 +4,8 @@ import type { Level } from 'pino';
 export interface ServeConfig {
   readonly policyPath: string | null;
   readonly auditPath: string | null;
+  /** fsync the audit trail after every record. */
+  readonly auditFsync: boolean;
   /** The shell that runs command lines; `null` for the default (bash on PATH). */
   readonly shell: string | null;
   readonly logLevel: Level | 'silent';
@@ -14,3 +16,7 @@ export interface ServeConfig {
 export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');
 export const ROOT_LOGGER: unique symbol = Symbol.for('termgate.RootLogger');
 export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValidator');
+export const SHUTDOWN_HOOKS: unique symbol = Symbol.for('termgate.ShutdownHooks');
+
+/** Runs once every terminal ended, in order, during shutdown (e.g. the audit trail's stop record). */
+export type ShutdownHook = (reason: string) => void | Promise<void>;

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parseServeArgs, serveCommand, UsageError } from '../../src/commands/serve.js';
 
@@ -6,6 +9,7 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(['--policy', 'p.yaml', '--audit', '/var/log/a.jsonl'], '/work')).toEqual({
       policyPath: '/work/p.yaml',
       auditPath: '/var/log/a.jsonl',
+      auditFsync: false,
       shell: null,
       logLevel: 'info',
       cwd: '/work',
@@ -36,5 +40,50 @@ describe('serveCommand', () => {
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toContain('Usage: termgate serve');
+  });
+});
+
+describe('serveCommand fails closed', () => {
+  async function serveWith(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    const code = await serveCommand(argv, { stdin: new PassThrough(), stdout, stderr });
+    return { code, out, err };
+  }
+
+  it('refuses to start with an invalid policy, naming file, line and column', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termgate-bad-policy-'));
+    const policy = join(dir, 'policy.yaml');
+    writeFileSync(policy, 'default: maybe\nrules: []\n');
+    const { code, out, err } = await serveWith(['--policy', policy, '--audit', join(dir, 'a.jsonl')]);
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err).toContain('refusing to start');
+    expect(err).toContain(`${policy}:1:`);
+    expect(existsSync(join(dir, 'a.jsonl'))).toBe(false);
+  });
+
+  it('refuses to start with an unreadable policy or an unwritable audit trail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termgate-bad-audit-'));
+    expect((await serveWith(['--policy', join(dir, 'missing.yaml')])).code).toBe(1);
+    writeFileSync(join(dir, 'file'), '');
+    const unwritable = await serveWith(['--audit', join(dir, 'file', 'audit.jsonl')]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.err).toContain('refusing to start');
+  });
+
+  it('refuses a --shell that is not bash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termgate-shell-'));
+    const { code, err } = await serveWith(['--shell', '/bin/sh', '--audit', join(dir, 'a.jsonl')]);
+    expect(code).toBe(1);
+    expect(err).toContain('refusing to start');
   });
 });

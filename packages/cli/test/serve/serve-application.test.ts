@@ -1,6 +1,11 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
 import { buildServeContainer } from '../../src/serve/composition-root.js';
+import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
 
 function alive(pid: number): boolean {
@@ -14,14 +19,19 @@ function alive(pid: number): boolean {
 
 describe('ServeApplication (composition root wired with real adapters)', () => {
   it('serves MCP over the given streams and, at end of input, kills every terminal and resolves', async () => {
+    const auditPath = join(mkdtempSync(join(tmpdir(), 'termgate-serve-')), 'audit.jsonl');
     const config = {
       policyPath: null,
-      auditPath: null,
+      auditPath,
+      auditFsync: false,
       shell: null,
       logLevel: 'silent' as const,
       cwd: process.cwd(),
     };
-    const container = buildServeContainer(config, pino({ level: 'silent' }));
+    const notices: string[] = [];
+    const runtime = await startPolicyRuntime(config, (line) => notices.push(line));
+    expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
+    const container = buildServeContainer(config, pino({ level: 'silent' }), runtime);
     const app = container.get(ServeApplication);
     expect(container.get(ServeApplication)).toBe(app);
     const input = new PassThrough();
@@ -64,5 +74,15 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
     await running;
     expect(alive(pid)).toBe(false);
     expect(output.writableEnded).toBe(true);
+    // Every verb went through the policy gate and the trail is intact, ending with the stop record.
+    expect(verifyAuditFile(auditPath)).toMatchObject({ ok: true });
+    const actions = [...readAuditRecords(auditPath)].map((r) =>
+      'record' in r ? (r.record as { event: { action: string } }).event.action : r.problem,
+    );
+    expect(actions[0]).toBe('server-start');
+    expect(actions).toEqual(
+      expect.arrayContaining(['terminal-create', 'terminal-spawn', 'terminal-output', 'terminal-exit']),
+    );
+    expect(actions.at(-1)).toBe('server-stop');
   });
 });
