@@ -353,7 +353,10 @@ describe('McpServer, tools/call', () => {
 
   it('turns a policy refusal into an isError result a model can act on', async () => {
     const { client, host } = setup();
-    host.refuseWith = new TermhostError('GATE_DENIED', 'sudo is not allowed', { ruleIds: ['no-sudo'] });
+    host.refuseWith = new TermhostError('GATE_DENIED', 'create denied: denied: sudo is not allowed', {
+      reason: 'denied: sudo is not allowed',
+      ruleIds: ['no-sudo'],
+    });
     const result = (await call(client, 1, 'terminal_create', { command: 'sudo id' })).result as {
       isError: boolean;
       content: { text: string }[];

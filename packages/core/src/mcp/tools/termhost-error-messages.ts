@@ -10,11 +10,11 @@ export function describeTermhostError(error: TermhostError): string {
     case 'TERMINAL_NOT_FOUND':
       return `Unknown terminal id: it was never created here or was already released. Start a new command with terminal_create. (${error.message})`;
     case 'GATE_DENIED': {
-      const rules =
-        Array.isArray(details.ruleIds) && details.ruleIds.length > 0
-          ? ` Rules: ${details.ruleIds.join(', ')}.`
-          : '';
-      return `Denied by policy: ${error.message}.${rules} Nothing was run. Do not retry the same command; choose another approach or ask the user.`;
+      const reason =
+        typeof details.reason === 'string' ? details.reason.replace(/^denied: /i, '') : error.message;
+      const ruleIds = Array.isArray(details.ruleIds) ? details.ruleIds : [];
+      const rules = ruleIds.length > 0 ? ` Rules: ${ruleIds.join(', ')}.` : '';
+      return `Denied by policy: ${reason}.${rules} Nothing was run. Do not retry the same command; choose another approach or ask the user.`;
     }
     case 'PROGRAM_NOT_FOUND':
       return `Program not found: ${error.message}. Check the name, or run it as a command line (omit "args") so that PATH lookups and shell syntax apply.`;
