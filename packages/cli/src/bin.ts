@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { auditCommand } from './commands/audit.js';
 import type { CliCommand, CliIo } from './commands/cli-io.js';
+import { policyCommand } from './commands/policy.js';
 import { serveCommand } from './commands/serve.js';
 import { TERMGATE_VERSION } from './version.js';
 
 const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for coding agents
 
 Usage:
-  termgate serve [--policy FILE] [--audit FILE] [--shell PATH] [--log-level LEVEL]
+  termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
+  termgate policy check FILE
+  termgate policy test FILE
+  termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
+  termgate policy explain FILE --json < requests.jsonl
   termgate audit verify FILE
   termgate audit show FILE [--since WHEN] [--decision allow|deny] [--terminal ID] [--grep REGEX] [--json]
   termgate --version
@@ -16,6 +21,7 @@ Usage:
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: serveCommand,
   audit: auditCommand,
+  policy: policyCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
