@@ -2,6 +2,40 @@
  * Public API of @termgate/core: the protocol core. It speaks to the
  * termhost's TerminalHost port only. Named exports only.
  */
+export { AcpErrorCode } from './acp/acp-error-codes.js';
+export {
+  ACP_CANCEL_REQUEST,
+  ACP_PROTOCOL,
+  ACP_SESSION_UPDATE,
+  ACP_TERMINAL_METHODS,
+  type AcpTerminalMethod,
+  acpSessionScope,
+  isAcpTerminalMethod,
+} from './acp/acp-methods.js';
+export {
+  AcpProxy,
+  AcpProxyConnection,
+  type AcpProxyOptions,
+  type AcpProxySide,
+  withTerminalCapability,
+} from './acp/acp-proxy.js';
+export { AcpTerminalConnection } from './acp/acp-terminal-connection.js';
+export { AcpTerminalDispatcher } from './acp/acp-terminal-dispatcher.js';
+export { ACP_TERMINAL_PARAMS_SCHEMAS } from './acp/acp-terminal-schemas.js';
+export {
+  type AcpHandleOptions,
+  type AcpResult,
+  AcpTerminalService,
+  type AcpTerminalServiceOptions,
+  type PolicyDeniedData,
+  type TerminalNotFoundData,
+} from './acp/acp-terminal-service.js';
+export { DEFAULT_DISPLAY_BYTES, exitLine, OMITTED_MARKER, TerminalMirror } from './acp/terminal-mirror.js';
+export {
+  DEFAULT_DISPLAY_INTERVAL_MS,
+  ToolCallTerminalRelay,
+  type ToolCallTerminalRelayOptions,
+} from './acp/tool-call-terminal-relay.js';
 export { AjvSchemaValidator } from './adapters/ajv-schema-validator.js';
 export { classify, type InboundMessage, type RequestId } from './jsonrpc/messages.js';
 export { ErrorCode, ProtocolError } from './jsonrpc/protocol-error.js';

@@ -1,0 +1,176 @@
+import type { TerminalHost } from '@termgate/termhost';
+import { classify, type RequestId } from '../jsonrpc/messages.js';
+import { ProtocolError } from '../jsonrpc/protocol-error.js';
+import { type Logger, silentLogger } from '../ports/logger.js';
+import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
+import type { SchemaValidator } from '../ports/schema-validator.js';
+import { ACP_SESSION_UPDATE } from './acp-methods.js';
+import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
+import { AcpTerminalService } from './acp-terminal-service.js';
+import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
+
+type Json = Record<string, unknown>;
+
+export interface AcpProxyOptions extends ToolCallTerminalRelayOptions {
+  readonly logger?: Logger;
+}
+
+/** Which side ended the conversation. */
+export type AcpProxySide = 'editor' | 'agent';
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `initialize` params with `clientCapabilities.terminal: true`; everything else as the editor sent it. */
+export function withTerminalCapability(params: unknown): Json {
+  const base = isObject(params) ? params : {};
+  const capabilities = isObject(base.clientCapabilities) ? base.clientCapabilities : {};
+  return { ...base, clientCapabilities: { ...capabilities, terminal: true } };
+}
+
+/**
+ * An ACP proxy between an editor and an agent that serves the agent's
+ * terminals itself, through a TerminalHost (and so through its gate).
+ */
+export class AcpProxy {
+  constructor(
+    private readonly host: TerminalHost,
+    private readonly validator: SchemaValidator,
+    private readonly options: AcpProxyOptions = {},
+  ) {}
+
+  /** Starts relaying between the two channels. */
+  connect(editor: MessageChannel, agent: MessageChannel): AcpProxyConnection {
+    return new AcpProxyConnection(editor, agent, this.host, this.validator, this.options);
+  }
+}
+
+/**
+ * One editor ↔ agent conversation.
+ *
+ * Contract:
+ * - Every message is forwarded as received (same JSON value), in arrival
+ *   order per direction, except:
+ *   - the editor's `initialize` request reaches the agent with
+ *     `params.clientCapabilities.terminal: true`;
+ *   - the agent's `terminal/*` requests are answered here (never forwarded),
+ *     and its `$/cancel_request` for one of them is consumed here;
+ *   - terminal items in the agent's tool calls are rewritten for the editor
+ *     (see {@link ToolCallTerminalRelay}), which also receives the relay's own
+ *     `tool_call_update`s.
+ * - Lines that are not JSON are answered with -32700 to the side that sent
+ *   them and are not forwarded.
+ * - `closed` resolves with the side whose channel closed first. The owner
+ *   then calls `shutdown`, which kills and releases every terminal the
+ *   agent's sessions own. Closing the channels and the agent process is the
+ *   owner's business.
+ */
+export class AcpProxyConnection {
+  readonly service: AcpTerminalService;
+  readonly closed: Promise<AcpProxySide>;
+  private readonly dispatcher: AcpTerminalDispatcher;
+  private readonly relay: ToolCallTerminalRelay;
+  private readonly logger: Logger;
+  private readonly initializeIds = new Set<string>();
+  private shuttingDown: Promise<void> | null = null;
+
+  constructor(
+    private readonly editor: MessageChannel,
+    private readonly agent: MessageChannel,
+    host: TerminalHost,
+    validator: SchemaValidator,
+    options: AcpProxyOptions,
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.service = new AcpTerminalService(host, validator);
+    this.dispatcher = new AcpTerminalDispatcher(this.service, (m) => this.agent.send(m), this.logger);
+    this.relay = new ToolCallTerminalRelay(
+      host,
+      (sessionId) => this.service.callerFor(sessionId),
+      (params) => this.toEditor({ jsonrpc: '2.0', method: ACP_SESSION_UPDATE, params }),
+      options,
+    );
+    this.closed = new Promise<AcpProxySide>((resolve) => {
+      editor.onclose = () => resolve('editor');
+      agent.onclose = () => resolve('agent');
+    });
+    editor.onmessage = (message) => this.fromEditor(message);
+    editor.onframingerror = (error) => this.framingError(this.editor, error);
+    agent.onmessage = (message) => this.fromAgent(message);
+    agent.onframingerror = (error) => this.framingError(this.agent, error);
+    editor.start();
+    agent.start();
+  }
+
+  /** Stops the display relay, then kills and releases every terminal of the agent's sessions. Idempotent. */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= (async () => {
+      this.relay.dispose();
+      await this.service.closeAll();
+    })();
+    return this.shuttingDown;
+  }
+
+  private fromEditor(raw: unknown): void {
+    let message = raw;
+    if (isObject(raw) && raw.method === 'initialize' && 'id' in raw) {
+      message = { ...raw, params: withTerminalCapability(raw.params) };
+      if (typeof raw.id === 'string' || typeof raw.id === 'number') this.initializeIds.add(idKey(raw.id));
+    }
+    this.send(this.agent, message, 'agent');
+  }
+
+  private fromAgent(raw: unknown): void {
+    const message = classify(raw);
+    if (message.kind === 'request' && this.dispatcher.takeRequest(message)) return;
+    if (message.kind === 'notification') {
+      if (this.dispatcher.takeNotification(message)) return;
+      if (message.method === ACP_SESSION_UPDATE && isObject(raw)) {
+        const params = this.relay.rewrite(raw.params);
+        this.toEditor(params === raw.params ? raw : { ...raw, params });
+        return;
+      }
+    }
+    if (isObject(raw) && 'result' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number')) {
+      this.noteAgentInfo(raw.id, raw.result);
+    }
+    this.toEditor(raw);
+  }
+
+  /** Records the agent's name from its `initialize` answer, for the caller context (the audit trail). */
+  private noteAgentInfo(id: RequestId, result: unknown): void {
+    if (!this.initializeIds.delete(idKey(id)) || !isObject(result) || !isObject(result.agentInfo)) return;
+    const { name, version } = result.agentInfo;
+    if (typeof name === 'string') {
+      this.service.setClient(name, typeof version === 'string' ? version : undefined);
+    }
+  }
+
+  private toEditor(message: unknown): void {
+    this.send(this.editor, message, 'editor');
+  }
+
+  private send(channel: MessageChannel, message: unknown, to: AcpProxySide): void {
+    channel.send(message).catch((error: unknown) => {
+      this.logger.debug({ err: error, to }, 'could not forward: the channel is closed');
+    });
+  }
+
+  private framingError(from: MessageChannel, error: ChannelFramingError): void {
+    this.logger.warn({ error }, 'dropped a line that is not a JSON-RPC message');
+    const wire =
+      error.kind === 'parse-error'
+        ? ProtocolError.parseError(error.message)
+        : ProtocolError.invalidRequest(`message of ${error.bytes} bytes exceeds the line limit`);
+    this.send(
+      from,
+      { jsonrpc: '2.0', id: null, error: wire.toWire() },
+      from === this.editor ? 'editor' : 'agent',
+    );
+  }
+}
+
+function idKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}

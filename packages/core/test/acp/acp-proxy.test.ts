@@ -1,0 +1,156 @@
+import { ProcessTerminalHost } from '@termgate/termhost';
+import { AcpProxy, type AcpProxyConnection } from '../../src/acp/acp-proxy.js';
+import { AjvSchemaValidator } from '../../src/adapters/ajv-schema-validator.js';
+import { AcpSchema } from './support/acp-schema.js';
+import { TestPeer } from './support/test-peer.js';
+
+type Json = Record<string, unknown>;
+
+const schema = new AcpSchema();
+let host: ProcessTerminalHost;
+let editor: TestPeer;
+let agent: TestPeer;
+let proxy: AcpProxyConnection;
+
+beforeEach(() => {
+  host = new ProcessTerminalHost({ killGraceMs: 500 });
+  editor = new TestPeer();
+  agent = new TestPeer();
+  proxy = new AcpProxy(host, new AjvSchemaValidator(), { intervalMs: 20 }).connect(
+    editor.channel,
+    agent.channel,
+  );
+});
+
+afterEach(async () => {
+  await proxy.shutdown();
+  await host.closeAll();
+});
+
+function textsOf(message: Json): string[] {
+  const update = (message.params as Json).update as Json;
+  return (update.content as Json[]).map((item) => {
+    expect(item.type).toBe('content');
+    return ((item.content as Json).text as string) ?? '';
+  });
+}
+
+describe('AcpProxy over in-memory channels', () => {
+  test('initialize reaches the agent with terminal: true; everything else is forwarded as sent', async () => {
+    const initialize = {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'ed', version: '1' },
+    };
+    editor.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize });
+    const received = await agent.waitFor((m) => m.method === 'initialize');
+    expect(received.params).toEqual({
+      ...initialize,
+      clientCapabilities: { ...initialize.clientCapabilities, terminal: true },
+    });
+
+    const chunk = {
+      sessionId: 's1',
+      update: {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: 'hé\n' },
+        _meta: { x: [1] },
+      },
+    };
+    agent.send({ jsonrpc: '2.0', method: 'session/update', params: chunk });
+    agent.send({ jsonrpc: '2.0', id: 7, method: 'session/request_permission', params: { a: 1 } });
+    expect((await editor.waitFor((m) => m.method === 'session/update')).params).toEqual(chunk);
+    expect(await editor.waitFor((m) => m.id === 7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'session/request_permission',
+      params: { a: 1 },
+    });
+    editor.send({ jsonrpc: '2.0', id: 7, result: { outcome: { outcome: 'cancelled' } } });
+    expect(await agent.waitFor((m) => m.id === 7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { outcome: { outcome: 'cancelled' } },
+    });
+  });
+
+  test('terminal/* is answered by the proxy, never forwarded; embedded terminals become live text', async () => {
+    const created = await agent.request('terminal/create', {
+      sessionId: 's1',
+      command: 'printf one; sleep 0.3; printf " two"',
+    });
+    const terminalId = (created.result as Json).terminalId as string;
+    const toolCall = {
+      sessionId: 's1',
+      update: {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call_1',
+        title: 'run',
+        kind: 'execute',
+        status: 'in_progress',
+        content: [
+          { type: 'content', content: { type: 'text', text: 'before' } },
+          { type: 'terminal', terminalId },
+        ],
+      },
+    };
+    agent.send({ jsonrpc: '2.0', method: 'session/update', params: toolCall });
+
+    const first = await editor.waitFor((m) => m.method === 'session/update');
+    const firstUpdate = (first.params as Json).update as Json;
+    expect(firstUpdate).toMatchObject({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call_1',
+      status: 'in_progress',
+    });
+    expect(schema.errors('SessionNotification', first.params)).toEqual([]);
+    expect(textsOf(first)[0]).toBe('before');
+
+    const last = await editor.waitFor(
+      (m) => m.method === 'session/update' && textsOf(m)[1]?.endsWith('[exited with code 0]') === true,
+    );
+    expect(textsOf(last)).toEqual(['before', 'one two\n[exited with code 0]']);
+    expect((last.params as Json).update).toEqual({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_1',
+      content: [
+        { type: 'content', content: { type: 'text', text: 'before' } },
+        { type: 'content', content: { type: 'text', text: 'one two\n[exited with code 0]' } },
+      ],
+    });
+    expect(schema.errors('SessionNotification', last.params)).toEqual([]);
+    await agent.request('terminal/release', { sessionId: 's1', terminalId });
+    expect(editor.received.some((m) => String(m.method).startsWith('terminal/'))).toBe(false);
+  });
+
+  test('a $/cancel_request for a pending wait is answered -32800 and not forwarded; others are forwarded', async () => {
+    const created = await agent.request('terminal/create', {
+      sessionId: 's1',
+      command: 'sleep',
+      args: ['30'],
+    });
+    const terminalId = (created.result as Json).terminalId as string;
+    const id = agent.start('terminal/wait_for_exit', { sessionId: 's1', terminalId });
+    agent.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
+    expect(((await agent.response(id)).error as Json).code).toBe(-32800);
+    agent.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: 'editor-side' } });
+    await editor.waitFor((m) => m.method === '$/cancel_request');
+    expect(editor.received.filter((m) => m.method === '$/cancel_request')).toHaveLength(1);
+  });
+
+  test('shutdown kills and releases the terminals of every session', async () => {
+    const a = await agent.request('terminal/create', { sessionId: 'A', command: 'sleep', args: ['30'] });
+    const b = await agent.request('terminal/create', { sessionId: 'B', command: 'sleep', args: ['30'] });
+    editor.close();
+    expect(await proxy.closed).toBe('editor');
+    await proxy.shutdown();
+    for (const [sessionId, response] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      const terminalId = (response.result as Json).terminalId as string;
+      const gone = await agent.request('terminal/output', { sessionId, terminalId });
+      expect((gone.error as Json).code).toBe(-32002);
+    }
+  });
+});
