@@ -11,7 +11,8 @@ const bytes = Number(sizeArg);
 const argv = ['head', '-c', String(bytes), '/dev/zero'];
 
 async function rawDrain(size) {
-  const child = spawn(argv[0], [...argv.slice(1, 2), String(size), argv[3]], {
+  const child = spawn(argv[0], [argv[1], String(size), argv[3]], {
+    env: { ...process.env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -15,8 +15,12 @@ const drainRuns = Number(process.argv[3] ?? 3);
 const here = dirname(fileURLToPath(import.meta.url));
 const SHELL = ['bash', '--noprofile', '--norc', '-c'];
 
+// A plain-object environment, as the host passes: spawning with the default
+// (the live process.env) would make the baseline pay for enumerating it.
+const RAW_ENV = { ...process.env };
+
 async function rawCycle(program, args) {
-  const child = spawn(program, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(program, args, { env: RAW_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.resume();
   child.stderr.resume();
   await once(child, 'close');

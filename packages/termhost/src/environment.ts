@@ -43,29 +43,35 @@ export function isShellStartupVariable(name: string): boolean {
   return SHELL_STARTUP_ENV.includes(name) || name.startsWith('BASH_FUNC_');
 }
 
-/** `inherited` (undefined values dropped) overlaid with {@link NON_INTERACTIVE_ENV}. */
+/**
+ * `inherited` (undefined values dropped) overlaid with {@link NON_INTERACTIVE_ENV};
+ * for command lines also without shell startup variables.
+ */
 export function baseEnvironment(
   inherited: Readonly<Record<string, string | undefined>>,
+  commandLine: boolean,
 ): Readonly<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const name of Object.keys(inherited)) {
     const value = inherited[name];
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined && !(commandLine && isShellStartupVariable(name))) env[name] = value;
   }
   return Object.freeze(Object.assign(env, NON_INTERACTIVE_ENV));
 }
 
-/** The environment a command runs with: `base`, then the request's `env`, minus shell startup variables for lines. */
+/**
+ * The environment a command runs with: `base` (from {@link baseEnvironment}
+ * with the same `commandLine`), then the request's `env`, whose shell startup
+ * variables are ignored for command lines.
+ */
 export function commandEnvironment(
   base: Readonly<Record<string, string>>,
   requested: Readonly<Record<string, string>>,
   commandLine: boolean,
 ): Record<string, string> {
-  const env: Record<string, string> = { ...base, ...requested };
-  if (commandLine) {
-    for (const name of Object.keys(env)) {
-      if (isShellStartupVariable(name)) delete env[name];
-    }
+  const env: Record<string, string> = { ...base };
+  for (const name of Object.keys(requested)) {
+    if (!(commandLine && isShellStartupVariable(name))) env[name] = requested[name]!;
   }
   return env;
 }

@@ -103,7 +103,8 @@ export interface ProcessTerminalHostOptions {
 export class ProcessTerminalHost implements TerminalHost {
   readonly #shellPrefix: readonly string[];
   readonly #cwd: string;
-  readonly #baseEnv: Readonly<Record<string, string>>;
+  readonly #argvEnv: Readonly<Record<string, string>>;
+  readonly #lineEnv: Readonly<Record<string, string>>;
   readonly #maxOutputBytes: number;
   readonly #maxTerminals: number;
   readonly #killGraceMs: number;
@@ -124,7 +125,9 @@ export class ProcessTerminalHost implements TerminalHost {
   constructor(options: ProcessTerminalHostOptions = {}) {
     this.#shellPrefix = Object.freeze([...(options.shellPrefix ?? DEFAULT_SHELL_PREFIX)]);
     this.#cwd = resolvePath(options.cwd ?? process.cwd());
-    this.#baseEnv = baseEnvironment(options.inheritEnv ?? process.env);
+    const inherited = options.inheritEnv ?? process.env;
+    this.#argvEnv = baseEnvironment(inherited, false);
+    this.#lineEnv = baseEnvironment(inherited, true);
     this.#maxOutputBytes = nonNegativeInteger(
       options.maxOutputBytes,
       DEFAULT_MAX_OUTPUT_BYTES,
@@ -235,7 +238,8 @@ export class ProcessTerminalHost implements TerminalHost {
     spec: ResolvedTerminalSpec,
     requestedEnv: Readonly<Record<string, string>>,
   ): Promise<SpawnedProcess> {
-    const env = commandEnvironment(this.#baseEnv, requestedEnv, spec.args === null);
+    const line = spec.args === null;
+    const env = commandEnvironment(line ? this.#lineEnv : this.#argvEnv, requestedEnv, line);
     const program = spec.argv[0]!;
     try {
       return await this.#spawner.spawn({ argv: spec.argv, cwd: spec.cwd, env });
