@@ -12,13 +12,19 @@ import {
 import { dirname } from 'node:path';
 import { AuditError, describeCause } from '../audit/audit-error.js';
 import type { ChainHead } from '../audit/chain.js';
-import { readChainHead } from '../audit/tail.js';
+import { readAuditLinesAt } from '../audit/line-reader.js';
+import { isSealedRecord, openSealedLine } from '../audit/sealed-record.js';
+import { readChainTail } from '../audit/tail.js';
+import { verifyAuditLines } from '../audit/verify.js';
+import { AppendLock, type AppendLockOptions } from './append-lock.js';
 
 export interface CheckedFileDestinationOptions {
   /** fsync the file after every record (and its directory when the file is created). */
   readonly fsync?: boolean;
   /** Create the parent directories (mode 0700) when missing. */
   readonly mkdir?: boolean;
+  /** Wait and staleness limits of the cross-process lock (`<path>.lock`). */
+  readonly lock?: AppendLockOptions;
 }
 
 /**
@@ -32,22 +38,34 @@ export interface CheckedFileDestinationOptions {
  * told had failed must never appear later, and a failure must be seen before
  * the command is spawned.
  *
- * Contract of `write(line)`:
+ * Several writers (processes or sinks) may append to one file. Each record is
+ * written by `append(knownHead, writeRecord)`:
+ * - It takes the file's cross-process lock (`AppendLock`, `<path>.lock`) for
+ *   the duration of this one record.
+ * - Under the lock it checks that the path still names the opened file and is
+ *   not shorter than we left it (`AUDIT_FILE_REPLACED` otherwise), re-reads
+ *   the last record it knows (`knownHead`) and every record appended after it
+ *   by other writers, and checks that they chain exactly as `verify` does
+ *   (`AUDIT_TAIL_CORRUPT` otherwise). It never writes after a tail it could
+ *   not verify.
+ * - It calls `writeRecord(head)` with the head the new record must link to
+ *   (the last record of the file), and `writeRecord` calls `write(line)`.
+ *
+ * Contract of `write(line)` (only inside `append` for a regular file):
  * - Returns only after every byte of `line` was written (and fsynced when
  *   asked). Otherwise throws `AuditError` and, best effort, truncates the file
  *   back so that no partial line stays.
- * - Before writing it checks that the path still names the opened file with
- *   the size it left it at: a removed, renamed or replaced file, or bytes
- *   written by someone else, is `AUDIT_FILE_REPLACED` (writing on would put
- *   records where nobody will read them, or break the chain).
- * - After the first failure every `write` throws (fail-stop, like auditd's
- *   `disk_error_action = halt`): restart the server to resume auditing.
- * - Non-regular files (`/dev/full`, a FIFO, a tty) are written without the
- *   path and size checks and are never read back.
+ * - After the first failure every `write` and `append` throws (fail-stop,
+ *   like auditd's `disk_error_action = halt`): restart the server to resume
+ *   auditing. `AUDIT_LOCK_TIMEOUT` is the exception: nothing was read or
+ *   written, and the next `append` tries again.
+ * - Non-regular files (`/dev/full`, a FIFO, a tty) are written without lock,
+ *   path and chain checks and are never read back.
  */
 export class CheckedFileDestination {
   private failure: AuditError | null = null;
   private closed = false;
+  private inAppend = false;
 
   private constructor(
     readonly path: string,
@@ -55,9 +73,13 @@ export class CheckedFileDestination {
     private readonly fsync: boolean,
     /** dev/ino of a regular file; null for devices, FIFOs, … */
     private readonly identity: Pick<BigIntStats, 'dev' | 'ino'> | null,
+    /** The file's size after the last record we know of (ours or verified). */
     private size: bigint,
+    /** Where the line of that record starts. */
+    private headOffset: bigint,
     /** The last record of the file at open, or null when it was empty or not a regular file. */
     readonly head: ChainHead | null,
+    private readonly lock: AppendLock | null,
   ) {}
 
   /**
@@ -78,11 +100,28 @@ export class CheckedFileDestination {
       });
     }
     try {
-      const stats = fstatSync(fd, { bigint: true });
-      if (!stats.isFile()) return new CheckedFileDestination(path, fd, fsync, null, 0n, null);
-      const head = readChainHead(fd, Number(stats.size), path);
-      if (fsync && stats.size === 0n) fsyncDirectory(dirname(path));
-      return new CheckedFileDestination(path, fd, fsync, stats, stats.size, head);
+      const first = fstatSync(fd, { bigint: true });
+      if (!first.isFile()) return new CheckedFileDestination(path, fd, fsync, null, 0n, 0n, null, null);
+      // Read the tail under the lock, so that a record being written by another writer is not taken for a truncated one.
+      const lock = new AppendLock(path, options.lock);
+      lock.acquire();
+      try {
+        const stats = fstatSync(fd, { bigint: true });
+        const tail = readChainTail(fd, Number(stats.size), path);
+        if (fsync && stats.size === 0n) fsyncDirectory(dirname(path));
+        return new CheckedFileDestination(
+          path,
+          fd,
+          fsync,
+          stats,
+          stats.size,
+          BigInt(tail?.offset ?? 0),
+          tail?.head ?? null,
+          lock,
+        );
+      } finally {
+        lock.release();
+      }
     } catch (error) {
       closeSync(fd);
       if (AuditError.is(error)) throw error;
@@ -93,15 +132,10 @@ export class CheckedFileDestination {
   }
 
   write(line: string): void {
-    if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit file ${this.path} is closed`);
-    if (this.failure !== null) {
-      throw new AuditError(
-        this.failure.code,
-        `audit trail stopped after an earlier failure (restart to resume): ${this.failure.message}`,
-        { cause: this.failure },
-      );
+    this.assertUsable();
+    if (this.identity !== null && !this.inAppend) {
+      throw new AuditError('AUDIT_WRITE_FAILED', `audit file ${this.path}: write outside append`);
     }
-    this.checkStillOurs();
     const bytes = Buffer.from(line, 'utf8');
     let written = 0;
     try {
@@ -124,7 +158,31 @@ export class CheckedFileDestination {
         error,
       );
     }
+    this.headOffset = this.size;
     this.size += BigInt(bytes.length);
+  }
+
+  /**
+   * Appends one record under the file's lock. `knownHead` is the last record
+   * the caller's chain knows (null before the first one); `writeRecord` gets
+   * the head the record must link to, which is `knownHead` unless other
+   * writers appended since, and must call `write` exactly once.
+   */
+  append(knownHead: ChainHead | null, writeRecord: (head: ChainHead | null) => void): void {
+    this.assertUsable();
+    if (this.lock === null) {
+      writeRecord(knownHead);
+      return;
+    }
+    this.acquireLock(this.lock);
+    try {
+      const head = this.catchUp(knownHead);
+      this.inAppend = true;
+      writeRecord(head);
+    } finally {
+      this.inAppend = false;
+      this.lock.release();
+    }
   }
 
   /** Closes the fd. Idempotent; `write` afterwards throws `AUDIT_CLOSED`. */
@@ -134,8 +192,43 @@ export class CheckedFileDestination {
     closeSync(this.fd);
   }
 
-  private checkStillOurs(): void {
-    if (this.identity === null) return;
+  /** Takes the lock. A timeout leaves the sink usable; any other failure fails it. */
+  private acquireLock(lock: AppendLock): void {
+    try {
+      lock.acquire();
+    } catch (error) {
+      if (AuditError.is(error) && error.code === 'AUDIT_LOCK_TIMEOUT') throw error;
+      try {
+        statSync(this.path);
+      } catch (gone) {
+        throw this.fail(
+          'AUDIT_FILE_REPLACED',
+          `audit file ${this.path} is gone: ${describeCause(gone)}`,
+          gone,
+        );
+      }
+      throw this.fail('AUDIT_WRITE_FAILED', describeCause(error), error);
+    }
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit file ${this.path} is closed`);
+    if (this.failure !== null) {
+      throw new AuditError(
+        this.failure.code,
+        `audit trail stopped after an earlier failure (restart to resume): ${this.failure.message}`,
+        { cause: this.failure },
+      );
+    }
+  }
+
+  /**
+   * Under the lock: checks the file is still ours and that everything from our
+   * last known record to the end of the file chains from `knownHead`. Returns
+   * the file's last record (the head to link to). Throws (and fails the sink)
+   * otherwise.
+   */
+  private catchUp(knownHead: ChainHead | null): ChainHead | null {
     let now: BigIntStats;
     try {
       now = statSync(this.path, { bigint: true });
@@ -146,18 +239,66 @@ export class CheckedFileDestination {
         error,
       );
     }
-    if (now.dev !== this.identity.dev || now.ino !== this.identity.ino) {
+    if (now.dev !== this.identity?.dev || now.ino !== this.identity.ino) {
       throw this.fail(
         'AUDIT_FILE_REPLACED',
         `audit file ${this.path} was replaced or renamed since it was opened`,
       );
     }
-    if (now.size !== this.size) {
+    if (now.size < this.size) {
       throw this.fail(
         'AUDIT_FILE_REPLACED',
-        `audit file ${this.path} was changed by another writer (${this.size} bytes expected, ${now.size} found)`,
+        `audit file ${this.path} was truncated (${this.size} bytes expected, ${now.size} found)`,
       );
     }
+    const broken = (why: string) =>
+      this.fail(
+        'AUDIT_TAIL_CORRUPT',
+        `audit file ${this.path} was changed by another writer and does not chain: ${why}. Nothing was written; run \`termgate audit verify ${this.path}\``,
+      );
+    let lines: ReturnType<typeof readAuditLinesAt>;
+    let head = knownHead;
+    try {
+      lines = readAuditLinesAt(this.fd, Number(this.headOffset), Number(now.size));
+      if (knownHead !== null) {
+        // Our last known record must still be there, byte for byte.
+        const first = lines.next();
+        const opened =
+          first.done === true || !first.value.terminated ? null : openSealedLine(first.value.bytes);
+        if (
+          opened === null ||
+          !isSealedRecord(opened) ||
+          opened.hash !== knownHead.hash ||
+          opened.seq !== knownHead.seq
+        ) {
+          throw broken(`the last record known to this writer (seq ${knownHead.seq}) was changed`);
+        }
+      }
+      if (now.size === this.size) return head;
+      let lastLength = 0;
+      const result = verifyAuditLines(
+        (function* measured() {
+          for (const line of lines) {
+            lastLength = line.bytes.length + 1;
+            yield line;
+          }
+        })(),
+        knownHead,
+      );
+      if (!result.ok) throw broken(`at seq ${result.seq}: ${result.problem}`);
+      head = result.head;
+      // The chain is verified up to the end of the file; the next record links to its last line.
+      this.headOffset = now.size - BigInt(lastLength);
+    } catch (error) {
+      if (AuditError.is(error)) throw error;
+      throw this.fail(
+        'AUDIT_WRITE_FAILED',
+        `cannot read audit file ${this.path}: ${describeCause(error)}`,
+        error,
+      );
+    }
+    this.size = now.size;
+    return head;
   }
 
   private fail(code: AuditError['code'], message: string, cause?: unknown): AuditError {

@@ -3,6 +3,7 @@ import { AuditError } from '../audit/audit-error.js';
 import { AuditChain, type ChainHead } from '../audit/chain.js';
 import { assertEventFields, ECS_VERSION, type ServiceInfo, serviceFields } from '../audit/record-fields.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
+import type { AppendLockOptions } from './append-lock.js';
 import { CheckedFileDestination } from './checked-file-destination.js';
 
 export interface PinoAuditSinkOptions {
@@ -14,6 +15,8 @@ export interface PinoAuditSinkOptions {
   readonly service?: ServiceInfo;
   /** Clock for `@timestamp` (tests). */
   readonly now?: () => Date;
+  /** Limits of the cross-process append lock (`<path>.lock`); defaults 5 s wait, 10 s stale. */
+  readonly lock?: AppendLockOptions;
 }
 
 /**
@@ -27,7 +30,13 @@ export interface PinoAuditSinkOptions {
  *
  * Contract (the `AuditSink` port): `append` returns after the line is in the
  * file (fsynced with `fsync: true`) and throws `AuditError` otherwise; after
- * a failure every `append` throws. Records are written in call order.
+ * a failure every `append` throws (except `AUDIT_LOCK_TIMEOUT`, which wrote
+ * nothing). Records are written in call order.
+ *
+ * Several sinks, in this or other processes, may share one file: each append
+ * holds the file's lock, checks that what the others appended chains from
+ * the last record this sink knows, and links its record to the file's last
+ * record (see `CheckedFileDestination.append`).
  */
 export class PinoAuditSink implements AuditSink {
   private readonly logger: Logger;
@@ -60,7 +69,11 @@ export class PinoAuditSink implements AuditSink {
    * `AUDIT_TAIL_CORRUPT`.
    */
   static open(path: string, options: PinoAuditSinkOptions = {}): PinoAuditSink {
-    const destinationOptions = { fsync: options.fsync ?? false, mkdir: options.mkdir ?? false };
+    const destinationOptions = {
+      fsync: options.fsync ?? false,
+      mkdir: options.mkdir ?? false,
+      ...(options.lock === undefined ? {} : { lock: options.lock }),
+    };
     return new PinoAuditSink(CheckedFileDestination.open(path, destinationOptions), options);
   }
 
@@ -76,11 +89,15 @@ export class PinoAuditSink implements AuditSink {
   append(event: AuditEvent): void {
     if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit sink for ${this.path} is closed`);
     assertEventFields(event);
-    this.sealed = null;
-    this.logger.info({ ...this.chain.next(), ...event });
-    // Reached only when the destination wrote the whole line.
-    if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
-    this.chain.commit(this.sealed);
+    this.destination.append(this.chain.last, (head) => {
+      // Another writer appended since our last record: link to the file's last record.
+      if (head !== null && head !== this.chain.last) this.chain.adopt(head);
+      this.sealed = null;
+      this.logger.info({ ...this.chain.next(), ...event });
+      // Reached only when the destination wrote the whole line.
+      if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
+      this.chain.commit(this.sealed);
+    });
   }
 
   close(): void {

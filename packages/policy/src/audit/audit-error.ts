@@ -5,10 +5,13 @@
  * - `AUDIT_UNWRITABLE`: the audit file could not be opened (permission,
  *   missing directory, a directory in its place, …).
  * - `AUDIT_TAIL_CORRUPT`: the existing file's last record cannot be continued
- *   (truncated mid-record, not JSON, hash mismatch). Nothing is written.
+ *   (truncated mid-record, not JSON, hash mismatch), at open or, for records
+ *   another writer appended, before an append. Nothing is written.
  * - `AUDIT_WRITE_FAILED`: a write or fsync failed. The sink stays failed.
  * - `AUDIT_FILE_REPLACED`: the path no longer names the file that was opened
- *   (removed, renamed, replaced) or someone else changed its size.
+ *   (removed, renamed, replaced), or it is shorter than when last written.
+ * - `AUDIT_LOCK_TIMEOUT`: another writer held the file's lock too long.
+ *   Nothing was written and the sink is not failed: the next append retries.
  * - `AUDIT_CLOSED`: `append` after `close`.
  * - `AUDIT_INVALID_EVENT`: the event sets a field the sink owns.
  */
@@ -17,6 +20,7 @@ export type AuditErrorCode =
   | 'AUDIT_TAIL_CORRUPT'
   | 'AUDIT_WRITE_FAILED'
   | 'AUDIT_FILE_REPLACED'
+  | 'AUDIT_LOCK_TIMEOUT'
   | 'AUDIT_CLOSED'
   | 'AUDIT_INVALID_EVENT';
 

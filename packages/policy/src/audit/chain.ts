@@ -108,6 +108,17 @@ export class AuditChain {
     return { line: `${unsealed.slice(0, -1)},"hash":"${hash}"}`, hash };
   }
 
+  /**
+   * Moves the head to a record another writer appended after ours (checked
+   * by the caller to chain from our head). The next record links to it.
+   */
+  adopt(head: ChainHead): void {
+    if (this.head !== null && head.seq <= this.head.seq) {
+      throw new RangeError(`cannot adopt seq ${head.seq}: the chain is already at seq ${this.head.seq}`);
+    }
+    this.head = head;
+  }
+
   /** Advances after the sealed line with `hash` was written. */
   commit(hash: string): void {
     this.head = { seq: this.next().seq, hash };

@@ -20,27 +20,38 @@ const CHUNK = 1 << 20;
 export function* readAuditLines(path: string): Generator<AuditLine> {
   const fd = openSync(path, 'r');
   try {
-    const chunk = Buffer.allocUnsafe(CHUNK);
-    let pending: Buffer[] = [];
-    let lineNo = 0;
-    for (;;) {
-      const n = readSync(fd, chunk, 0, CHUNK, null);
-      if (n === 0) break;
-      let start = 0;
-      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < n; nl = chunk.indexOf(0x0a, start)) {
-        const piece = Buffer.from(chunk.subarray(start, nl));
-        const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
-        pending = [];
-        lineNo += 1;
-        yield { lineNo, bytes, terminated: true };
-        start = nl + 1;
-      }
-      if (start < n) pending.push(Buffer.from(chunk.subarray(start, n)));
-    }
-    if (pending.length > 0) {
-      yield { lineNo: lineNo + 1, bytes: Buffer.concat(pending), terminated: false };
-    }
+    yield* readAuditLinesAt(fd, 0, Number.POSITIVE_INFINITY);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The lines of the bytes `[start, end)` of an open file (`end` may be
+ * `Infinity`: up to the end of the file), read with positioned reads so the
+ * fd's offset is not used. Line numbers count from 1 at `start`.
+ */
+export function* readAuditLinesAt(fd: number, start: number, end: number): Generator<AuditLine> {
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  let pending: Buffer[] = [];
+  let lineNo = 0;
+  let position = start;
+  while (position < end) {
+    const n = readSync(fd, chunk, 0, Math.min(CHUNK, end - position), position);
+    if (n === 0) break;
+    position += n;
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < n; nl = chunk.indexOf(0x0a, from)) {
+      const piece = Buffer.from(chunk.subarray(from, nl));
+      const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      pending = [];
+      lineNo += 1;
+      yield { lineNo, bytes, terminated: true };
+      from = nl + 1;
+    }
+    if (from < n) pending.push(Buffer.from(chunk.subarray(from, n)));
+  }
+  if (pending.length > 0) {
+    yield { lineNo: lineNo + 1, bytes: Buffer.concat(pending), terminated: false };
   }
 }

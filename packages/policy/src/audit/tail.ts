@@ -16,6 +16,15 @@ const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  * `verifyAuditFile` checks the rest.
  */
 export function readChainHead(fd: number, size: number, path: string): ChainHead | null {
+  return readChainTail(fd, size, path)?.head ?? null;
+}
+
+/** `readChainHead`, plus the byte offset where the last record's line starts. */
+export function readChainTail(
+  fd: number,
+  size: number,
+  path: string,
+): { head: ChainHead; offset: number } | null {
   if (size === 0) return null;
   const corrupt = (why: string) =>
     new AuditError(
@@ -46,5 +55,5 @@ export function readChainHead(fd: number, size: number, path: string): ChainHead
   }
   const opened = openSealedLine(Buffer.concat(parts));
   if (!isSealedRecord(opened)) throw corrupt(`its last record is damaged (${opened.problem})`);
-  return headOf(opened);
+  return { head: headOf(opened), offset: start === -1 ? 0 : start };
 }

@@ -32,9 +32,17 @@ export type VerifyResult =
  * What it cannot see: a file truncated exactly at a record boundary, or a
  * chain rewritten from some point on by someone who recomputed every hash.
  * Both need the head hash kept elsewhere (a SIEM copy or a noted `head`).
+ *
+ * With `after`, the lines are checked as the continuation of a chain whose
+ * last record is `after` (the writer's check of what other writers appended):
+ * the first line must then be seq `after.seq + 1` linked to `after.hash`.
+ * `records` counts only these lines.
  */
-export function verifyAuditLines(lines: Iterable<AuditLine | string>): VerifyResult {
-  let head: ChainHead | null = null;
+export function verifyAuditLines(
+  lines: Iterable<AuditLine | string>,
+  after: ChainHead | null = null,
+): VerifyResult {
+  let head: ChainHead | null = after;
   let count = 0;
   let lineNo = 0;
   for (const item of lines) {

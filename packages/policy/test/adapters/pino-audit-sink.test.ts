@@ -148,12 +148,27 @@ describe('PinoAuditSink', () => {
     sink.close();
   });
 
-  test('bytes appended by another writer fail the append', () => {
+  test('bytes appended by another writer that do not chain fail the append, and every later one', () => {
     const sink = PinoAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     fs.appendFileSync(file, '{"forged":true}\n');
-    expect(() => sink.append({ event: { action: 'b' } })).toThrow(/another writer/);
+    const before = fs.readFileSync(file);
+    expect(() => sink.append({ event: { action: 'b' } })).toThrow(/another writer and does not chain/);
+    expect(codeOf(() => sink.append({ event: { action: 'c' } }))).toBe('AUDIT_TAIL_CORRUPT');
+    expect(fs.readFileSync(file)).toEqual(before);
     sink.close();
+  });
+
+  test('records appended by another sink on the same file are continued, not refused', () => {
+    const sink = PinoAuditSink.open(file);
+    sink.append({ event: { action: 'a' } });
+    const other = PinoAuditSink.open(file);
+    other.append({ event: { action: 'b' } });
+    other.close();
+    sink.append({ event: { action: 'c' } });
+    sink.close();
+    expect(records(file).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(verifyAuditFile(file)).toMatchObject({ ok: true, records: 3 });
   });
 
   test('a write that fails half-way is cut back, so the file still verifies', () => {
