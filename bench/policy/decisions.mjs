@@ -83,8 +83,12 @@ const judge = row('PolicyEngine.judge', results.judge);
 const naive = row('line.split(/\\s+/) baseline', results.naive);
 const fmt = (n, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
-console.log(`policy: ${values.policy} (${policy.rules.length} rules); lines: ${LINES.length}, ${Math.min(...lengths)}–${Math.max(...lengths)} bytes`);
-console.log(`init: import+policy load ${fmt(tLoaded - t0)} ms, parser init ${fmt(tInit - tLoaded)} ms, total ${fmt(tInit - t0)} ms`);
+console.log(
+  `policy: ${values.policy} (${policy.rules.length} rules); lines: ${LINES.length}, ${Math.min(...lengths)}–${Math.max(...lengths)} bytes`,
+);
+console.log(
+  `init: import+policy load ${fmt(tLoaded - t0)} ms, parser init ${fmt(tInit - tLoaded)} ms, total ${fmt(tInit - t0)} ms`,
+);
 console.log(`iterations: ${iterations} × ${rounds} rounds (median round shown)`);
 console.log('| judge | decisions/s | p50 µs | p99 µs | max µs | vs baseline (decisions/s) |');
 console.log('|---|---|---|---|---|---|');
