@@ -92,6 +92,8 @@ export interface ProcessTerminalHostOptions {
  *   or `EXIT_DRAIN_GRACE_MS` after the leader exited. Bytes from background
  *   jobs that arrive later are still retained and counted in `output`.
  * - `kill` resolves once SIGTERM was sent; escalation continues in the background.
+ * - `onOutput` chunks are the host's own buffers, shared with the retained
+ *   tail: listeners must not modify them (copy to keep them past the call).
  * - A wait pending when its terminal is released resolves with the exit
  *   status the release caused. Calls that reach the host after `release`
  *   started reject with `TERMINAL_NOT_FOUND`.
