@@ -1,0 +1,92 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { Level } from 'pino';
+import { LOG_LEVELS } from '../logging.js';
+
+/** Everything `termgate acp-proxy` was configured with. */
+export interface AcpProxyConfig {
+  /** `null`: no policy gate (allow-all, nothing audited), said on stderr at start. */
+  readonly policyPath: string | null;
+  /** Only with a policy; `null` means serve's default audit path. */
+  readonly auditPath: string | null;
+  readonly auditFsync: boolean;
+  readonly shell: string | null;
+  readonly logLevel: Level | 'silent';
+  /** Directory the agent starts in and relative paths resolve against. */
+  readonly cwd: string;
+  /** The agent's argv: program and arguments. */
+  readonly agentCommand: readonly string[];
+}
+
+export const ACP_PROXY_USAGE = `Usage: termgate acp-proxy [--policy FILE [--audit FILE] [--audit-fsync]] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
+
+Runs the ACP agent AGENT behind termgate: an editor launches this command as
+if it were the agent. The agent's terminal/* requests are served by termgate
+(through the policy gate when --policy is given); everything else passes
+through. stdout carries ACP only; logs go to stderr.
+  --policy FILE      policy file (without it every command is allowed and nothing is audited)
+  --audit FILE       audit trail (JSON Lines); needs --policy
+  --audit-fsync      fsync the audit trail after every record
+  --shell PATH       bash-compatible shell for command lines (default: bash)
+  --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: warn)
+`;
+
+export class AcpProxyUsageError extends Error {}
+
+const VALUED = new Set(['--policy', '--audit', '--shell', '--log-level']);
+
+/**
+ * Options come first; the agent command follows `--` (or starts at the first
+ * argument that is not an option), so the agent's own flags are never read
+ * as ours.
+ */
+export function parseAcpProxyArgs(argv: readonly string[], cwd: string): AcpProxyConfig {
+  const values = new Map<string, string>();
+  let auditFsync = false;
+  let index = 0;
+  while (index < argv.length) {
+    const token = argv[index]!;
+    if (token === '--') {
+      index++;
+      break;
+    }
+    if (!token.startsWith('-')) break;
+    if (token === '--audit-fsync') {
+      auditFsync = true;
+      index++;
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const name = eq === -1 ? token : token.slice(0, eq);
+    if (!VALUED.has(name)) throw new AcpProxyUsageError(`unknown option ${token}`);
+    const value = eq === -1 ? argv[index + 1] : token.slice(eq + 1);
+    if (value === undefined || value === '') throw new AcpProxyUsageError(`${name} needs a value`);
+    values.set(name, value);
+    index += eq === -1 ? 2 : 1;
+  }
+  const agentCommand = argv.slice(index);
+  if (agentCommand.length === 0 || agentCommand[0] === '') {
+    throw new AcpProxyUsageError('no agent command: give it after --');
+  }
+  const level = values.get('--log-level') ?? 'warn';
+  if (level !== 'silent' && !LOG_LEVELS.includes(level as Level)) {
+    throw new AcpProxyUsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, silent`);
+  }
+  const absolute = (path: string | undefined): string | null =>
+    path === undefined ? null : isAbsolute(path) ? path : resolve(cwd, path);
+  const policyPath = absolute(values.get('--policy'));
+  const auditPath = absolute(values.get('--audit'));
+  if (policyPath === null && (auditPath !== null || auditFsync)) {
+    throw new AcpProxyUsageError(
+      '--audit needs --policy: without a policy there is no gate and nothing would be audited',
+    );
+  }
+  return {
+    policyPath,
+    auditPath,
+    auditFsync,
+    shell: values.get('--shell') ?? null,
+    logLevel: level as Level | 'silent',
+    cwd,
+    agentCommand,
+  };
+}
