@@ -13,7 +13,14 @@ import {
   type ToolCaller,
   type ToolCallResult,
 } from './support/client-scenarios.js';
-import { assertServerBuilt, LEGACY_VERSION, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
+import {
+  assertServerBuilt,
+  auditArgs,
+  LEGACY_VERSION,
+  REPO_ROOT,
+  removeAuditFiles,
+  SERVER_BIN,
+} from './support/wire-server.js';
 
 /**
  * The v1 client hands the version from the `initialize` result to
@@ -36,7 +43,7 @@ describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
     assertServerBuilt();
     transport = new RecordingStdioTransport({
       command: process.execPath,
-      args: [SERVER_BIN, 'serve'],
+      args: [SERVER_BIN, 'serve', ...auditArgs()],
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });
@@ -56,6 +63,7 @@ describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
 
   afterAll(async () => {
     await client?.close();
+    removeAuditFiles();
   });
 
   test('initialize negotiates 2025-11-25 with termgate', () => {

@@ -16,7 +16,14 @@ import {
   expectToolList,
   type ToolCaller,
 } from './support/client-scenarios.js';
-import { assertServerBuilt, MODERN_VERSION, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
+import {
+  assertServerBuilt,
+  auditArgs,
+  MODERN_VERSION,
+  REPO_ROOT,
+  removeAuditFiles,
+  SERVER_BIN,
+} from './support/wire-server.js';
 
 describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () => {
   let client: Client;
@@ -27,7 +34,7 @@ describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () =>
     assertServerBuilt();
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [SERVER_BIN, 'serve'],
+      args: [SERVER_BIN, 'serve', ...auditArgs()],
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });
@@ -55,6 +62,7 @@ describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () =>
 
   afterAll(async () => {
     await client?.close();
+    removeAuditFiles();
   });
 
   afterEach(() => {

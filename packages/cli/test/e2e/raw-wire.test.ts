@@ -22,6 +22,7 @@ import {
   PROTOCOL_VERSION_KEY,
   pause,
   type RequestId,
+  removeAuditFiles,
   SERVER_INFO_KEY,
   SUBSCRIPTION_ID_KEY,
   structuredResult,
@@ -33,8 +34,12 @@ import {
   waitUntilGone,
 } from './support/wire-server.js';
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// realpath: the policy compares a request's resolved cwd with the server's.
+const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'termgate-e2e-')));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  removeAuditFiles();
+});
 
 let gateCount = 0;
 /** A fresh file path; a command can `while [ ! -e F ]` on it until the test creates it. */
@@ -242,7 +247,8 @@ describe('JSON-RPC framing', () => {
 describe('modern era (2026-07-28)', () => {
   let server: WireServer;
   beforeAll(() => {
-    server = WireServer.start();
+    // Started in the scratch directory, so the default policy lets commands run there.
+    server = WireServer.start([], { cwd: scratch });
   });
   afterAll(() => server.dispose());
 
@@ -396,7 +402,7 @@ describe('modern era (2026-07-28)', () => {
     expect(toolErrorText(answer)).toContain(field);
   });
 
-  test('tool failures are isError results: unknown terminal ids and spawn failures', async () => {
+  test('tool failures are isError results: unknown terminal ids, spawn failures, policy refusals', async () => {
     for (const tool of ['terminal_output', 'terminal_wait_for_exit', 'terminal_kill', 'terminal_release']) {
       const answer = await callTool(server, tool, { terminalId: 'no-such-terminal' });
       expect(toolErrorText(answer).length).toBeGreaterThan(0);
@@ -406,6 +412,10 @@ describe('modern era (2026-07-28)', () => {
       args: ['--version'],
     });
     expect(toolErrorText(spawnFailure).length).toBeGreaterThan(0);
+    // the default policy refuses privilege escalation, with a reason the model can act on
+    const refused = await callTool(server, 'terminal_create', { command: 'sudo id' });
+    expectModernResult(refused);
+    expect(toolErrorText(refused)).toMatch(/polic/i);
   });
 
   test('terminal_create honours args, cwd, env and reports exit codes', async () => {
@@ -420,15 +430,15 @@ describe('modern era (2026-07-28)', () => {
     });
 
     const withCwdEnv = await createTerminal(server, {
-      command: 'printf "%s:%s" "$PWD" "$TERMGATE_E2E"; exit 3',
+      command: 'printf "%s:%s" "$PWD" "$RUST_LOG"; exit 3',
       cwd: scratch,
-      env: { TERMGATE_E2E: 'from-env' },
+      env: { RUST_LOG: 'from-env' }, // a variable the default policy lets clients set
     });
     expect(
       structuredResult(await callTool(server, 'terminal_wait_for_exit', { terminalId: withCwdEnv })),
     ).toMatchObject({ running: false, exitCode: 3, signal: null });
     const out = await output(server, withCwdEnv);
-    expect(out.output).toBe(`${realpathSync(scratch)}:from-env`);
+    expect(out.output).toBe(`${scratch}:from-env`);
     expect(out.exitStatus).toMatchObject({ exitCode: 3, signal: null });
     for (const id of [withArgs, withCwdEnv]) await callTool(server, 'terminal_release', { terminalId: id });
   });

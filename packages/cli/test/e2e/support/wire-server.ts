@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 /** Repository root (this file lives in packages/cli/test/e2e/support). */
@@ -55,6 +56,25 @@ export function assertServerBuilt(): void {
   if (!existsSync(SERVER_BIN)) {
     throw new Error(`${SERVER_BIN} is missing: run \`npx tsc -b\` before the e2e tests`);
   }
+}
+
+let auditDir: string | undefined;
+let auditCount = 0;
+
+/**
+ * `--audit FILE` naming a fresh file, for every server a test starts: without
+ * it `serve` appends to the user's `~/.local/state/termgate/audit.jsonl`, and
+ * an audit file must have one writer. Call `removeAuditFiles` in `afterAll`.
+ */
+export function auditArgs(): string[] {
+  auditDir ??= mkdtempSync(path.join(tmpdir(), 'termgate-e2e-audit-'));
+  auditCount += 1;
+  return ['--audit', path.join(auditDir, `audit-${auditCount}.jsonl`)];
+}
+
+export function removeAuditFiles(): void {
+  if (auditDir !== undefined) rmSync(auditDir, { recursive: true, force: true });
+  auditDir = undefined;
 }
 
 /** The `_meta` envelope of a modern (2026-07-28) request, plus any extra keys. */
@@ -135,11 +155,15 @@ export class WireServer {
     });
   }
 
-  /** Spawns `node packages/cli/dist/bin.js serve …extraArgs`. */
-  static start(extraArgs: readonly string[] = []): WireServer {
+  /**
+   * Spawns `node packages/cli/dist/bin.js serve --audit <fresh file> …extraArgs`
+   * in `cwd` (the default policy only allows commands to run below the
+   * directory `serve` started in).
+   */
+  static start(extraArgs: readonly string[] = [], { cwd = REPO_ROOT }: { cwd?: string } = {}): WireServer {
     assertServerBuilt();
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...extraArgs], {
-      cwd: REPO_ROOT,
+    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...extraArgs], {
+      cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new WireServer(child);
