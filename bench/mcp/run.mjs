@@ -20,8 +20,8 @@
  * docs/BENCHMARKS.md). Not a test: no pass/fail.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -36,8 +36,19 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'termgate-bench', version: '0.0.0' },
 };
 
+// Every termgate process gets its own audit file (the default is the user's
+// ~/.local/state/termgate/audit.jsonl, and an audit file takes one writer).
+const AUDIT_DIR = mkdtempSync(path.join(tmpdir(), 'termgate-bench-audit-'));
+let auditFiles = 0;
+
 const SERVERS = {
-  termgate: { label: 'termgate serve', args: [TERMGATE_BIN, 'serve'] },
+  termgate: {
+    label: 'termgate serve',
+    get args() {
+      auditFiles += 1;
+      return [TERMGATE_BIN, 'serve', '--audit', path.join(AUDIT_DIR, `audit-${auditFiles}.jsonl`)];
+    },
+  },
   baseline: { label: 'SDK 2.4.0 baseline', args: [BASELINE] },
 };
 
@@ -291,7 +302,10 @@ async function main() {
   out(
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB,`,
   );
-  out(`Node ${process.version}, ${process.platform}/${process.arch}.`);
+  out(
+    `Node ${process.version}, ${process.platform}/${process.arch}; load average at start ${loadavg()[0].toFixed(2)}.`,
+  );
+  out('termgate runs with its default policy and an audit file per process (both on the measured path).');
   out(
     `Reproduce: \`npx tsc -b && node bench/mcp/run.mjs\` (runs=${START_RUNS}, calls=${CALLS}, warmup=${WARMUP}).`,
   );
@@ -335,6 +349,11 @@ async function main() {
   );
   out();
 
+  out(
+    `Load average at the end: ${loadavg()[0].toFixed(2)} (2 cores: above ~1.5 the figures are inflated by other work).`,
+  );
+  out();
+
   if (PROFILE) {
     out('### Startup self-time by package (one `node --cpu-prof` run each, ms)');
     out();
@@ -355,7 +374,9 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error.stack ?? error}\n`);
-  process.exit(1);
-});
+main()
+  .catch((error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(AUDIT_DIR, { recursive: true, force: true }));
