@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { acpProxyCommand } from './commands/acp-proxy.js';
 import { auditCommand } from './commands/audit.js';
 import type { CliCommand, CliIo } from './commands/cli-io.js';
 import { policyCommand } from './commands/policy.js';
@@ -13,6 +14,7 @@ Usage:
   termgate policy test FILE
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
   termgate policy explain FILE --json < requests.jsonl
+  termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
   termgate audit verify FILE
   termgate audit show FILE [--since WHEN] [--decision allow|deny] [--terminal ID] [--grep REGEX] [--json]
   termgate --version
@@ -22,6 +24,7 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   serve: serveCommand,
   audit: auditCommand,
   policy: policyCommand,
+  'acp-proxy': acpProxyCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

@@ -4,9 +4,9 @@ import { LOG_LEVELS } from '../logging.js';
 
 /** Everything `termgate acp-proxy` was configured with. */
 export interface AcpProxyConfig {
-  /** `null`: no policy gate (allow-all, nothing audited), said on stderr at start. */
+  /** `null`: the shipped default policy, said on stderr at start (as `serve`). */
   readonly policyPath: string | null;
-  /** Only with a policy; `null` means serve's default audit path. */
+  /** `null`: serve's default audit path. */
   readonly auditPath: string | null;
   readonly auditFsync: boolean;
   readonly shell: string | null;
@@ -17,14 +17,14 @@ export interface AcpProxyConfig {
   readonly agentCommand: readonly string[];
 }
 
-export const ACP_PROXY_USAGE = `Usage: termgate acp-proxy [--policy FILE [--audit FILE] [--audit-fsync]] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
+export const ACP_PROXY_USAGE = `Usage: termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
 
 Runs the ACP agent AGENT behind termgate: an editor launches this command as
 if it were the agent. The agent's terminal/* requests are served by termgate
-(through the policy gate when --policy is given); everything else passes
-through. stdout carries ACP only; logs go to stderr.
-  --policy FILE      policy file (without it every command is allowed and nothing is audited)
-  --audit FILE       audit trail (JSON Lines); needs --policy
+through the policy gate and recorded in the audit trail; everything else
+passes through. stdout carries ACP only; logs go to stderr.
+  --policy FILE      policy file (default: the shipped policies/default.yaml)
+  --audit FILE       audit trail, JSON Lines (default: $XDG_STATE_HOME/termgate/audit.jsonl)
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash-compatible shell for command lines (default: bash)
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: warn)
@@ -75,11 +75,6 @@ export function parseAcpProxyArgs(argv: readonly string[], cwd: string): AcpProx
     path === undefined ? null : isAbsolute(path) ? path : resolve(cwd, path);
   const policyPath = absolute(values.get('--policy'));
   const auditPath = absolute(values.get('--audit'));
-  if (policyPath === null && (auditPath !== null || auditFsync)) {
-    throw new AcpProxyUsageError(
-      '--audit needs --policy: without a policy there is no gate and nothing would be audited',
-    );
-  }
   return {
     policyPath,
     auditPath,

@@ -1,4 +1,4 @@
-import { AllowAllGate, ProcessTerminalHost, type TerminalHost } from '@termgate/termhost';
+import { ProcessTerminalHost, type TerminalHost } from '@termgate/termhost';
 import type { Logger } from 'pino';
 import { startPolicyRuntime } from '../serve/policy-runtime.js';
 import type { AcpProxyConfig } from './acp-proxy-config.js';
@@ -6,41 +6,23 @@ import type { AcpProxyConfig } from './acp-proxy-config.js';
 /** The terminal host the proxy serves the agent from, and how to end it. */
 export interface AcpProxyHost {
   readonly host: TerminalHost;
-  /** Whether a policy gate decides (false: allow-all). */
-  readonly gated: boolean;
   /** After every terminal ended: closes the audit trail (with its stop record). Idempotent. */
   readonly stop: (reason: string) => void;
 }
 
 /**
- * Builds the proxy's ProcessTerminalHost and its gate.
- *
- * - With `--policy`: the same fail-closed start as `serve` (policy parses,
- *   validates and passes its tests; `--shell` is bash; the audit trail opens
- *   and takes its start record), and the same host options (policy-filtered
- *   environment, limits, output digests). Any failure throws: the proxy
- *   refuses to start rather than run commands unchecked.
- * - Without: `AllowAllGate`, and a warning on stderr.
+ * Builds the proxy's ProcessTerminalHost and its gate, exactly as `serve`
+ * does: the same fail-closed start (the policy — the shipped default when no
+ * `--policy` is given — parses, validates and passes its tests; `--shell` is
+ * bash; the audit trail opens and takes its start record) and the same host
+ * options (policy-filtered environment, limits, output digests). Any failure
+ * throws: the proxy refuses to start rather than run commands unchecked.
  */
 export async function buildAcpProxyHost(
   config: AcpProxyConfig,
   logger: Logger,
   notice: (line: string) => void,
 ): Promise<AcpProxyHost> {
-  const onError = (error: unknown, where: string): void =>
-    logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error');
-  const shellPrefix =
-    config.shell === null ? {} : { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] };
-  if (config.policyPath === null) {
-    notice(
-      'termgate acp-proxy: WARNING: no --policy: every command the agent runs is allowed and nothing is audited.',
-    );
-    return {
-      host: new ProcessTerminalHost({ cwd: config.cwd, gate: new AllowAllGate(), onError, ...shellPrefix }),
-      gated: false,
-      stop: () => undefined,
-    };
-  }
   const runtime = await startPolicyRuntime(
     {
       policyPath: config.policyPath,
@@ -63,10 +45,10 @@ export async function buildAcpProxyHost(
       ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
       ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),
       ...(limits.timeoutSeconds !== undefined && { timeoutMs: limits.timeoutSeconds * 1000 }),
-      ...shellPrefix,
-      onError,
+      ...(config.shell !== null && { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] }),
+      onError: (error, where) =>
+        logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error'),
     }),
-    gated: true,
     stop: runtime.stop,
   };
 }

@@ -2,8 +2,8 @@
  * `termgate acp-proxy` end to end, with real processes on both sides: an
  * editor and an agent built with @agentclientprotocol/sdk 2.4.0 (ESM-only,
  * so they run as `.mjs` fixtures outside jest's CommonJS runtime), and the
- * built proxy in between (`fixtures/proxy-entry.mjs` runs
- * `dist/commands/acp-proxy.js` until bin.ts registers the command).
+ * built `termgate acp-proxy` in between, under the shipped default policy
+ * unless a test names another.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,19 +13,19 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const FIXTURES = path.join(__dirname, 'fixtures');
-const ENTRY = path.join(FIXTURES, 'proxy-entry.mjs');
+const BIN = path.resolve(__dirname, '../../dist/bin.js');
 const AGENT = path.join(FIXTURES, 'agent.mjs');
 const EDITOR = path.join(FIXTURES, 'editor.mjs');
 const POLICY = path.join(FIXTURES, 'deny-rm.policy.yaml');
-const BUILT = path.resolve(__dirname, '../../dist/commands/acp-proxy.js');
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON read back from the editor fixture; the assertions check its shape.
 type Json = Record<string, any>;
 
-async function editor(scenario: string, proxyOptions: string[] = []): Promise<Json> {
+async function editor(scenario: string, proxyOptions?: string[]): Promise<Json> {
+  const options = proxyOptions ?? ['--audit', path.join(audit, `${scenario}.jsonl`)];
   const { stdout } = await run(
     process.execPath,
-    [EDITOR, scenario, '--', process.execPath, ENTRY, ...proxyOptions, '--', process.execPath, AGENT],
+    [EDITOR, scenario, '--', process.execPath, BIN, 'acp-proxy', ...options, '--', process.execPath, AGENT],
     { timeout: 30_000 },
   );
   const result = JSON.parse(stdout) as Json;
@@ -49,8 +49,7 @@ async function gone(pid: number): Promise<void> {
 let audit: string;
 
 beforeAll(() => {
-  if (!existsSync(BUILT))
-    throw new Error(`build the CLI first (npx tsc -b packages/cli): ${BUILT} is missing`);
+  if (!existsSync(BIN)) throw new Error(`build the CLI first (npx tsc -b packages/cli): ${BIN} is missing`);
   audit = mkdtempSync(path.join(tmpdir(), 'termgate-acp-proxy-'));
 });
 
@@ -159,7 +158,8 @@ describe('termgate acp-proxy with a policy', () => {
     const child = spawn(
       process.execPath,
       [
-        ENTRY,
+        BIN,
+        'acp-proxy',
         '--policy',
         path.join(audit, 'missing.yaml'),
         '--',
@@ -179,10 +179,23 @@ describe('termgate acp-proxy with a policy', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  test('--audit without --policy is a usage error, not a silent allow-all', async () => {
-    await expect(
-      run(process.execPath, [ENTRY, '--audit', path.join(audit, 'x.jsonl'), '--', 'true']),
-    ).rejects.toMatchObject({ code: 2 });
+  test('without --policy the default policy gates and the trail records every verb', async () => {
+    const trail = path.join(audit, 'default-policy.jsonl');
+    await editor('run', ['--audit', trail]);
+    const verified = await run(process.execPath, [BIN, 'audit', 'verify', trail]);
+    expect(verified.stdout).toMatch(/intact/);
+    const shown = await run(process.execPath, [BIN, 'audit', 'show', trail, '--json']);
+    const records = shown.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
+    expect(records[0]!.termgate.policy.path).toMatch(/policies\/default\.yaml$/);
+    expect(records.map((r) => r.event.action)).toEqual(
+      expect.arrayContaining(['terminal-create', 'terminal-spawn', 'terminal-exit', 'terminal-release']),
+    );
+    expect(records.filter((r) => r.termgate?.protocol).every((r) => r.termgate.protocol === 'acp/1')).toBe(
+      true,
+    );
   });
 });
 
@@ -205,7 +218,16 @@ describe('termgate acp-proxy cancellation and shutdown', () => {
 
   test('when the agent exits, the proxy exits with its code', async () => {
     await expect(
-      run(process.execPath, [ENTRY, '--', process.execPath, '-e', 'process.exit(3)']),
+      run(process.execPath, [
+        BIN,
+        'acp-proxy',
+        '--audit',
+        path.join(audit, 'exit.jsonl'),
+        '--',
+        process.execPath,
+        '-e',
+        'process.exit(3)',
+      ]),
     ).rejects.toMatchObject({ code: 3 });
   });
 });
