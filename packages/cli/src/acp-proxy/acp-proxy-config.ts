@@ -1,18 +1,14 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Level } from 'pino';
 import { LOG_LEVELS } from '../logging.js';
+import type { ServeConfig } from '../serve/serve-config.js';
 
-/** Everything `termgate acp-proxy` was configured with. */
-export interface AcpProxyConfig {
-  /** `null`: the shipped default policy, said on stderr at start (as `serve`). */
-  readonly policyPath: string | null;
-  /** `null`: serve's default audit path. */
-  readonly auditPath: string | null;
-  readonly auditFsync: boolean;
-  readonly shell: string | null;
-  readonly logLevel: Level | 'silent';
-  /** Directory the agent starts in and relative paths resolve against. */
-  readonly cwd: string;
+/**
+ * Everything `termgate acp-proxy` was configured with: serve's settings
+ * (policy, audit trail, shell, logging, cwd — with the same defaults) and
+ * the agent to run. `cwd` is also where the agent starts.
+ */
+export interface AcpProxyConfig extends ServeConfig {
   /** The agent's argv: program and arguments. */
   readonly agentCommand: readonly string[];
 }

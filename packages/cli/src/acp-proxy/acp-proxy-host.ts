@@ -1,5 +1,6 @@
-import { ProcessTerminalHost, type TerminalHost } from '@termgate/termhost';
+import type { TerminalHost } from '@termgate/termhost';
 import type { Logger } from 'pino';
+import { createGatedTerminalHost } from '../serve/gated-terminal-host.js';
 import { startPolicyRuntime } from '../serve/policy-runtime.js';
 import type { AcpProxyConfig } from './acp-proxy-config.js';
 
@@ -23,32 +24,6 @@ export async function buildAcpProxyHost(
   logger: Logger,
   notice: (line: string) => void,
 ): Promise<AcpProxyHost> {
-  const runtime = await startPolicyRuntime(
-    {
-      policyPath: config.policyPath,
-      auditPath: config.auditPath,
-      auditFsync: config.auditFsync,
-      shell: config.shell,
-      logLevel: config.logLevel,
-      cwd: config.cwd,
-    },
-    notice,
-  );
-  const limits = runtime.policy.limits;
-  return {
-    host: new ProcessTerminalHost({
-      cwd: config.cwd,
-      gate: runtime.gate,
-      observer: runtime.gate,
-      digestOutput: true,
-      inheritEnv: runtime.policy.inheritedEnv(process.env),
-      ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
-      ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),
-      ...(limits.timeoutSeconds !== undefined && { timeoutMs: limits.timeoutSeconds * 1000 }),
-      ...(config.shell !== null && { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] }),
-      onError: (error, where) =>
-        logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error'),
-    }),
-    stop: runtime.stop,
-  };
+  const runtime = await startPolicyRuntime(config, notice);
+  return { host: createGatedTerminalHost(config, runtime, logger), stop: runtime.stop };
 }

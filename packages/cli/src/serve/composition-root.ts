@@ -2,7 +2,6 @@ import { AjvSchemaValidator, McpServer, type SchemaValidator } from '@termgate/c
 import {
   GATE,
   type Gate,
-  ProcessTerminalHost,
   TERMINAL_HOST,
   TERMINAL_OBSERVER,
   type TerminalHost,
@@ -11,6 +10,7 @@ import {
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { TERMGATE_VERSION } from '../version.js';
+import { createGatedTerminalHost } from './gated-terminal-host.js';
 import type { PolicyRuntime } from './policy-runtime.js';
 import { ServeApplication } from './serve-application.js';
 import {
@@ -35,23 +35,9 @@ export function buildServeContainer(config: ServeConfig, logger: Logger, runtime
   container.bind<TerminalObserver>(TERMINAL_OBSERVER).toConstantValue(runtime.gate);
   container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([runtime.stop]);
   container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
-  const limits = runtime.policy.limits;
-  container.bind<TerminalHost>(TERMINAL_HOST).toDynamicValue(
-    (context) =>
-      new ProcessTerminalHost({
-        cwd: config.cwd,
-        gate: context.get<Gate>(GATE),
-        observer: context.get<TerminalObserver>(TERMINAL_OBSERVER),
-        digestOutput: true,
-        inheritEnv: runtime.policy.inheritedEnv(process.env),
-        ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
-        ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),
-        ...(limits.timeoutSeconds !== undefined && { timeoutMs: limits.timeoutSeconds * 1000 }),
-        ...(config.shell !== null && { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] }),
-        onError: (error, where) =>
-          logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error'),
-      }),
-  );
+  container
+    .bind<TerminalHost>(TERMINAL_HOST)
+    .toDynamicValue(() => createGatedTerminalHost(config, runtime, logger));
   container.bind(McpServer).toDynamicValue(
     (context) =>
       new McpServer(
