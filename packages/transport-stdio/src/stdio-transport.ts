@@ -129,7 +129,9 @@ export class StdioTransport implements MessageTransport {
     this.onmessage?.(message);
   };
 
+  /** Stops reading: removing the listener alone leaves a flowing stdin holding the process open. */
   private detach(): void {
+    this.input.pause();
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);

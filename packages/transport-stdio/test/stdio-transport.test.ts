@@ -102,3 +102,20 @@ describe('StdioTransport after end of input', () => {
     expect(output.writableEnded).toBe(true);
   });
 });
+
+describe('StdioTransport close', () => {
+  it('stops reading its input, so a live stdin does not keep the process alive', async () => {
+    const input = new PassThrough();
+    const transport = new StdioTransport(input, new PassThrough());
+    const messages: unknown[] = [];
+    transport.onmessage = (m) => messages.push(m);
+    transport.start();
+    input.write('{"a":1}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    await transport.close();
+    expect(input.isPaused()).toBe(true);
+    input.write('{"b":2}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(messages).toEqual([{ a: 1 }]);
+  });
+});

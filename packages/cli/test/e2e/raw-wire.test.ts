@@ -744,7 +744,7 @@ describe('shutdown', () => {
     }
   });
 
-  test.each(['stdin EOF'] as const)(
+  test.each(['stdin EOF', 'SIGTERM', 'SIGINT'] as const)(
     'on %s every terminal process group is killed and the server exits 0',
     async (how) => {
       const server = WireServer.start();
