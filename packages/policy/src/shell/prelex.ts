@@ -11,6 +11,10 @@ import type { Problem } from './analysis.js';
  * - Parameter transformations `${v@P}`/`${v@E}`/… can re-evaluate text as a
  *   prompt or escape string; they are refused wherever they appear.
  * - A NUL byte never reaches bash intact; refused.
+ * - A carriage return is a word character to bash but a blank to the
+ *   parser: `ls \␍⏎rm x` is one continued `ls` to tree-sitter, while bash
+ *   passes `␍` to ls and runs `rm x` on the next line. Refused anywhere
+ *   (send LF line endings).
  */
 export function prelex(line: string, via: readonly string[]): Problem[] {
   const problems: Problem[] = [];
@@ -32,6 +36,16 @@ export function prelex(line: string, via: readonly string[]): Problem[] {
       kind: 'dynamic',
       message: `parameter transformation \`${transform[0]}…}\` can re-evaluate text at run time`,
       range: [transform.index, transform.index + transform[0].length],
+      via,
+    });
+  }
+  const cr = line.indexOf('\r');
+  if (cr !== -1) {
+    problems.push({
+      kind: 'unparseable',
+      message:
+        'a carriage return (bash reads it as part of a word, the parser as a blank; use LF line endings)',
+      range: [cr, cr + 1],
       via,
     });
   }

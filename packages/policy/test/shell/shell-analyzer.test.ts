@@ -143,6 +143,8 @@ describe('what cannot be judged', () => {
     ['bash -c "$X"', 'dynamic'],
     ['echo "$\\\n(a)"', 'unparseable'],
     ['r\\\nm', 'unparseable'],
+    ['ls \\\r\nrm x', 'unparseable'],
+    ['ls\rrm x', 'unparseable'],
     ['echo ${x:=`a`}', 'unparseable'],
     ['echo `echo \\`a\\``', 'unparseable'],
     ['cat <<EOF\n`a`\nEOF', 'unparseable'],
