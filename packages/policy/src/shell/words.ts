@@ -26,8 +26,7 @@ export function wordToken(nodes: readonly Node[]): Token {
   let literal = true;
   let glob = false;
   let skeleton = '';
-  for (const node of nodes) {
-    const piece = unquote(node);
+  for (const piece of nodes.map(unquoteEach)) {
     text += piece.text;
     literal &&= piece.literal;
     glob ||= piece.glob;
@@ -41,6 +40,19 @@ export function wordToken(nodes: readonly Node[]): Token {
     brace: BRACE.test(skeleton),
     range: [first.startIndex, last.endIndex],
   };
+}
+
+const NOTHING: Piece = { text: '', literal: true, glob: false, skeleton: '' };
+
+/**
+ * `unquote` for one of a run of adjacent nodes. A `$` right before a
+ * double-quoted string is bash's `$"…"` translation prefix, not a
+ * character: `rm $"/"` removes `/`.
+ */
+function unquoteEach(node: Node, index: number, run: readonly Node[]): Piece {
+  const next = run[index + 1];
+  if (node.type === '$' && next?.type === 'string' && next.startIndex === node.endIndex) return NOTHING;
+  return unquote(node);
 }
 
 function unquote(node: Node): Piece {
@@ -63,7 +75,7 @@ function unquote(node: Node): Piece {
     case 'translated_string':
       return unquoteDouble(node);
     case 'concatenation': {
-      const parts = node.children.filter((c): c is Node => c !== null).map(unquote);
+      const parts = node.children.filter((c): c is Node => c !== null).map(unquoteEach);
       return {
         text: parts.map((p) => p.text).join(''),
         literal: parts.every((p) => p.literal),
@@ -107,8 +119,10 @@ function unquoteBare(raw: string): Piece {
 function unquoteDouble(node: Node): Piece {
   let text = '';
   let literal = true;
-  for (const child of node.children) {
+  for (const [index, child] of node.children.entries()) {
     if (!child) continue;
+    // `$"…"` (translated_string): the leading `$` is the prefix, not text.
+    if (index === 0 && node.type === 'translated_string' && child.type === '$') continue;
     if (child.type === 'string_content') {
       text += unescapeDouble(child.text);
     } else if (child.type === '$') {

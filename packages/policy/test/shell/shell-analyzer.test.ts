@@ -27,11 +27,20 @@ describe('unquoting', () => {
     ["$'\\u0072m' x", 'rm'],
     ['"a\\"b\\$c" x', 'a"b$c'],
     ['x\\ y z', 'x y'],
+    ['$"sudo" x', 'sudo'],
+    ['s$"udo" x', 'sudo'],
   ])('%s → %s', (text, program) => {
     const analysis = analyzer.analyzeLine(text);
     expect(analysis.commands[0]?.program).toBe(program);
     expect(analysis.problems).toEqual([]);
   });
+});
+
+test.each([
+  ['rm -rf $"/"', ['rm', '-rf', '/']],
+  ['echo "a"$"b" c$"d" "$" "x$"', ['echo', 'ab', 'cd', '$', 'x$']],
+])('`$"…"` is a translation prefix: %s', (text, argv) => {
+  expect(analyzer.analyzeLine(text).commands[0]?.argv).toEqual(argv);
 });
 
 describe('extraction sites', () => {
