@@ -9,6 +9,7 @@ import {
   type Range,
   type Token,
 } from './analysis.js';
+import { decodeAnsiC } from './ansi-c.js';
 import type { BashParser } from './bash-grammar.js';
 import { prelex } from './prelex.js';
 import { dynamicReason } from './special-programs.js';
@@ -220,6 +221,7 @@ class Extraction {
         this.children(node, scope);
         return;
       case 'expansion':
+        this.quotedInExpansion(node, node, scope);
         if (node.children.some((c) => c?.type === '@')) {
           this.problem(
             scope,
@@ -415,6 +417,32 @@ class Extraction {
         );
       }
       this.children(child, { ...scope, via: [...scope.via, 'heredoc'] });
+    }
+  }
+
+  /**
+   * Inside a double-quoted `"${x:-'…'}"` (also `:=`, `+`, …) bash keeps the
+   * single quotes as characters and still expands what they enclose, and it
+   * decodes `$'…'` there and expands the result; tree-sitter-bash reads
+   * both as literal strings. A quoted string in `${…}` that holds (or
+   * decodes to) a `$` or backquote is refused.
+   */
+  private quotedInExpansion(root: Node, node: Node, scope: Scope): void {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'raw_string' || child.type === 'ansi_c_string') {
+        const decoded = child.type === 'ansi_c_string' ? decodeAnsiC(child.text.slice(2, -1)) : '';
+        if (/[$`]/.test(child.text) || decoded === null || /[$`]/.test(decoded)) {
+          this.problem(
+            scope,
+            'unparseable',
+            `a quoted string in \`${root.text}\` that bash may expand (the parser reads it as literal)`,
+            this.range(child, scope),
+          );
+        }
+      } else {
+        this.quotedInExpansion(root, child, scope);
+      }
     }
   }
 

@@ -159,6 +159,10 @@ describe('what cannot be judged', () => {
     ['cat <<EOF\n`a`\nEOF', 'unparseable'],
     ['cat <<EOF\n\t$(a)\nEOF', 'unparseable'],
     ['echo "open', 'unparseable'],
+    ['echo "${x:-\'$(a)\'}"', 'unparseable'],
+    ['echo "${x:=\'`a`\'}"', 'unparseable'],
+    ['echo "${x:-$\'\\x24(a)\'}"', 'unparseable'],
+    ['echo "${x:+$\'\\x60a\\x60\'}"', 'unparseable'],
     ['a &&', 'unparseable'],
   ])('%s → %s', (text, kind) => {
     expect(kinds(analyzer.analyzeLine(text))).toContain(kind);
