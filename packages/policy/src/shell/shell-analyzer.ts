@@ -40,7 +40,6 @@ const STRUCTURAL = new Set([
   'postfix_expression',
   'string',
   'concatenation',
-  'array',
   'translated_string',
   'file_redirect',
   'herestring_redirect',
@@ -88,6 +87,8 @@ const VARIABLE_REFERENCE = new Set([
   'command_substitution',
 ]);
 const MAX_DEPTH = 8;
+/** `${!prefix*}`, `${!prefix@}`, `${!array[@]}`: list names or keys, evaluate nothing. */
+const INDIRECT_LISTING = /^\$\{![A-Za-z_][A-Za-z0-9_]*([*@]|\[[*@]\])\}$/;
 
 interface Scope {
   readonly via: readonly string[];
@@ -222,6 +223,7 @@ class Extraction {
         return;
       case 'expansion':
         this.quotedInExpansion(node, node, scope);
+        this.evaluatedExpansion(node, scope);
         if (node.children.some((c) => c?.type === '@')) {
           this.problem(
             scope,
@@ -234,6 +236,10 @@ class Extraction {
         return;
       case 'subscript':
         this.subscript(node, scope);
+        this.children(node, scope);
+        return;
+      case 'array':
+        this.compoundAssignment(node, scope);
         this.children(node, scope);
         return;
       case 'test_command':
@@ -442,6 +448,55 @@ class Extraction {
         }
       } else {
         this.quotedInExpansion(root, child, scope);
+      }
+    }
+  }
+
+  /**
+   * Expansions that evaluate a variable's value as an arithmetic expression
+   * or a name with a subscript, so `y='a[$(cmd)]'` set earlier runs cmd:
+   * substring offsets (`${x:y}`, `${x:0:y}`) and indirection (`${!y}`).
+   */
+  private evaluatedExpansion(node: Node, scope: Scope): void {
+    const children = node.children;
+    if (children[1]?.type === '!' && !INDIRECT_LISTING.test(node.text)) {
+      this.problem(scope, 'dynamic', `indirect expansion \`${node.text}\``, this.range(node, scope));
+      return;
+    }
+    const colon = children.findIndex((c) => c?.type === ':');
+    if (colon === -1) return;
+    const operands = children.slice(colon + 1).filter((c): c is Node => c?.isNamed === true);
+    if (operands.some((c) => VARIABLE_REFERENCE.has(c.type) || containsType(c, VARIABLE_REFERENCE))) {
+      this.problem(
+        scope,
+        'dynamic',
+        `arithmetic on variables in the substring expansion \`${node.text}\``,
+        this.range(node, scope),
+      );
+    }
+  }
+
+  /**
+   * `x=([k]=v)`: for an indexed array bash evaluates `k` as arithmetic. Only
+   * numeric keys are judged (and any key of an array declared `-A` here).
+   */
+  private compoundAssignment(node: Node, scope: Scope): void {
+    const declaration = node.parent?.parent;
+    if (
+      declaration?.type === 'declaration_command' &&
+      declaration.namedChildren.some((c) => c?.type === 'word' && /^-[a-zA-Z]*A/.test(c.text))
+    ) {
+      return;
+    }
+    for (const element of node.namedChildren) {
+      const key = element && /^\[([^\]]*)\]\+?=/.exec(element.text);
+      if (key && !/^\s*-?\d+\s*$/.test(key[1]!)) {
+        this.problem(
+          scope,
+          'dynamic',
+          `array key \`${key[0]}\` is evaluated at run time`,
+          this.range(element, scope),
+        );
       }
     }
   }

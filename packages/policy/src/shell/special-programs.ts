@@ -32,6 +32,24 @@ const NAME_TAKING = new Set([
 
 const SHELL_SYNTAX = /\$\(|`|\$\{|\$\[/;
 
+/** Name-taking builtins whose name operands may carry an array subscript (bash evaluates it). */
+const SUBSCRIPT_NAMES = new Set([...NAME_TAKING].filter((n) => n !== 'printf' && n !== 'test' && n !== '['));
+
+/** `name[expr]` with an expr that is not a plain number, `@` or `*`. */
+const EVALUATED_SUBSCRIPT = /\[(?!\s*-?\d+\s*\]|[@*]\])[^\]]*\]/;
+
+/** The variable names `printf -v NAME` / `-vNAME` assigns. */
+function printfTargets(args: readonly string[]): string[] {
+  const targets: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--' || !a.startsWith('-')) break;
+    if (a === '-v' && args[i + 1] !== undefined) targets.push(args[++i]!);
+    else if (a.startsWith('-v')) targets.push(a.slice(2));
+  }
+  return targets;
+}
+
 /**
  * Why running `argv` (argv[0] basename `name`) cannot be judged statically,
  * or `null`. Judged after unquoting, so `\eval` and `'eval'` are caught too.
@@ -55,6 +73,17 @@ export function dynamicReason(name: string, argv: readonly Token[]): string | nu
     return 'the integer attribute evaluates assigned values as arithmetic';
   }
   if ((name === 'test' || name === '[') && args.includes('-v')) return '`-v` evaluates an array subscript';
+  if (
+    (name === 'declare' || name === 'typeset' || name === 'local') &&
+    args.some((a) => /^-[a-zA-Z]*n/.test(a))
+  ) {
+    return 'a nameref (`-n`) makes later expansions evaluate the referenced name and subscript';
+  }
+  const names = name === 'printf' ? printfTargets(args) : SUBSCRIPT_NAMES.has(name) ? args : [];
+  const subscripted = names.find((a) => EVALUATED_SUBSCRIPT.test(a.split('=')[0]!));
+  if (subscripted !== undefined) {
+    return `\`${name}\` evaluates the subscript in \`${subscripted}\` at run time`;
+  }
   if (NAME_TAKING.has(name) && args.some((a) => SHELL_SYNTAX.test(a))) {
     return `\`${name}\` may re-evaluate shell syntax found in its literal arguments`;
   }

@@ -148,6 +148,21 @@ describe('what cannot be judged', () => {
     ['/bin/r? a', 'dynamic'],
     ['echo $((x))', 'dynamic'],
     ['a[i]=1', 'dynamic'],
+    ['echo ${x:y}', 'dynamic'],
+    ['echo ${x:0:y}', 'dynamic'],
+    ['echo ${x:1:$y}', 'dynamic'],
+    ['echo "${a[@]:y}"', 'dynamic'],
+    ['echo ${!y}', 'dynamic'],
+    ['echo "${!y:-z}"', 'dynamic'],
+    ['x=([y]=1)', 'dynamic'],
+    ['x+=([$y]=1)', 'dynamic'],
+    ['declare -a x=([y]=1)', 'dynamic'],
+    ["printf -v 'z[y]' x", 'dynamic'],
+    ['printf -vz[y] x', 'dynamic'],
+    ["read 'z[y]'", 'dynamic'],
+    ["unset 'a[y]'", 'dynamic'],
+    ["declare 'a[y]=1'", 'dynamic'],
+    ['declare -n r=$y', 'dynamic'],
     ['hash -p /bin/rm ls', 'dynamic'],
     ['bash -c "$X"', 'dynamic'],
     ['echo "$\\\n(a)"', 'unparseable'],
@@ -166,6 +181,16 @@ describe('what cannot be judged', () => {
     ['a &&', 'unparseable'],
   ])('%s → %s', (text, kind) => {
     expect(kinds(analyzer.analyzeLine(text))).toContain(kind);
+  });
+
+  test.each([
+    'echo ${x:1} ${x: -1} ${x:(-1)} ${x:1+1} ${!x*} ${!a[@]} ${#x}',
+    'a=([0]=1 [1]=2 c)',
+    'declare -A m=([k]=v)',
+    "printf -v z x; printf '[%s]' x; printf -v 'z[0]' x",
+    'read -r line; unset x',
+  ])('evaluates no names: %s', (text) => {
+    expect(analyzer.analyzeLine(text).problems).toEqual([]);
   });
 
   test('a plain line continuation after a blank is fine', () => {
