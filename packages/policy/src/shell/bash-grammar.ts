@@ -6,7 +6,23 @@ import { SOURCE_ROOT } from './module-location.js';
 
 /** A loaded tree-sitter-bash parser. `parse` is synchronous; callers own (and `delete`) the tree. */
 export interface BashParser {
+  /** Throws `ParseBudgetError` when parsing takes longer than `PARSE_BUDGET_MS`. */
   parse(text: string): Tree;
+}
+
+/**
+ * Wall-clock budget for one parse. tree-sitter's error recovery is
+ * superlinear on some inputs (40 KB of `ls|ls|…|` took 2.7 s and 1.7 GB,
+ * 170 KB aborted the wasm module for the rest of the process); a parse that
+ * runs past the budget is cancelled and the line refused.
+ */
+export const PARSE_BUDGET_MS = 150;
+
+export class ParseBudgetError extends Error {
+  constructor() {
+    super(`the parser gave up after ${PARSE_BUDGET_MS} ms`);
+    this.name = 'ParseBudgetError';
+  }
 }
 
 let loading: Promise<BashParser> | null = null;
@@ -31,8 +47,13 @@ export function loadBashParser(): Promise<BashParser> {
     parser.setLanguage(language);
     return {
       parse(text: string): Tree {
-        const tree = parser.parse(text);
-        if (!tree) throw new Error('tree-sitter returned no tree');
+        const deadline = performance.now() + PARSE_BUDGET_MS;
+        const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+        if (!tree) {
+          // A cancelled parse would otherwise resume on the next call, with the next text.
+          parser.reset();
+          throw new ParseBudgetError();
+        }
         return tree;
       },
     };

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { Node } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
 import type { SimpleCommand } from '../decision.js';
 import {
   type Assignment,
@@ -10,7 +10,7 @@ import {
   type Token,
 } from './analysis.js';
 import { decodeAnsiC } from './ansi-c.js';
-import type { BashParser } from './bash-grammar.js';
+import { type BashParser, ParseBudgetError } from './bash-grammar.js';
 import { prelex } from './prelex.js';
 import { dynamicReason } from './special-programs.js';
 import { wordToken } from './words.js';
@@ -111,6 +111,7 @@ export class ShellAnalyzer {
   /** Analyzes a command line as `bash -c LINE` would run it. */
   analyzeLine(line: string): LineAnalysis {
     const walk = new Extraction(this.parser);
+    if (tooLong(line.length, walk)) return walk.result();
     walk.text(line, { via: [], functions: new Set(), depth: 0 });
     return walk.result();
   }
@@ -118,6 +119,13 @@ export class ShellAnalyzer {
   /** Analyzes an argv request (no shell): one command, wrappers unwrapped, `bash -c` strings parsed. */
   analyzeArgv(argv: readonly string[]): LineAnalysis {
     const walk = new Extraction(this.parser);
+    if (
+      tooLong(
+        argv.reduce((n, a) => n + a.length + 1, 0),
+        walk,
+      )
+    )
+      return walk.result();
     walk.emit(
       argv.map((a) => literalToken(a)),
       undefined,
@@ -125,6 +133,48 @@ export class ShellAnalyzer {
     );
     return walk.result();
   }
+}
+
+/**
+ * Longest line (or argv, summed) judged, in UTF-16 code units. Linux refuses
+ * a single exec argument over 128 KiB (MAX_ARG_STRLEN), so `bash -c LINE`
+ * could not run a longer line anyway, and judging one costs about a second.
+ */
+export const MAX_LINE_LENGTH = 128 * 1024;
+
+/**
+ * tree-sitter-bash's error recovery is quadratic in the stages of a
+ * pipeline: 6,000 `a|` stages ending in a syntax error take 0.5 s and
+ * 600 MB in one parser step (no cancellation point), and about 40,000
+ * abort the wasm module for good. Lines with more `|` are not parsed.
+ */
+export const MAX_PIPES = 1000;
+
+function countOf(text: string, ch: string): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/** Children with their field names, in one pass (`node.child(i)` walks from the first child each time). */
+function fieldedChildren(node: Node): [Node, string | null][] {
+  const out: [Node, string | null][] = [];
+  const cursor = node.walk();
+  try {
+    if (cursor.gotoFirstChild()) {
+      do out.push([cursor.currentNode, cursor.currentFieldName]);
+      while (cursor.gotoNextSibling());
+    }
+  } finally {
+    cursor.delete();
+  }
+  return out;
+}
+
+function tooLong(length: number, walk: Extraction): boolean {
+  if (length <= MAX_LINE_LENGTH) return false;
+  walk.refuse(`a command of ${length} characters (the limit is ${MAX_LINE_LENGTH})`);
+  return true;
 }
 
 class Extraction {
@@ -145,16 +195,32 @@ class Extraction {
     return { commands: this.commands, problems, assignments: this.assignments };
   }
 
+  /** Records a line-level `unparseable` problem. */
+  refuse(message: string): void {
+    this.problems.push({ kind: 'unparseable', message, via: [] });
+  }
+
   /** Parses and walks a piece of shell source. */
   text(source: string, scope: Scope): void {
     if (scope.depth > MAX_DEPTH) {
       this.problem(scope, 'unparseable', 'commands nested too deeply', scope.outerRange);
       return;
     }
+    if (countOf(source, '|') > MAX_PIPES) {
+      this.problem(scope, 'unparseable', `more than ${MAX_PIPES} \`|\` characters`, scope.outerRange);
+      return;
+    }
     for (const p of prelex(source, scope.via)) {
       this.problems.push(scope.outerRange ? { ...p, range: scope.outerRange } : p);
     }
-    const tree = this.parser.parse(source);
+    let tree: Tree;
+    try {
+      tree = this.parser.parse(source);
+    } catch (error) {
+      if (!(error instanceof ParseBudgetError)) throw error;
+      this.problem(scope, 'unparseable', error.message, scope.outerRange);
+      return;
+    }
     try {
       const root = tree.rootNode;
       if (root.hasError) {
@@ -284,10 +350,7 @@ class Extraction {
   private command(node: Node, scope: Scope): void {
     const words: Node[] = [];
     const nested: Node[] = [];
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i);
-      if (!child) continue;
-      const field = node.fieldNameForChild(i);
+    for (const [child, field] of fieldedChildren(node)) {
       if (field === 'name') {
         for (const part of child.namedChildren) if (part && !part.isMissing) words.push(part);
       } else if (field === 'argument' || child.type === '$') {

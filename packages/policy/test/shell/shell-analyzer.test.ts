@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { assertBashCompatibleShell, DEFAULT_POLICY_PATH } from '@termgate/policy';
 import type { LineAnalysis } from '../../src/shell/analysis.js';
-import { loadBashParser } from '../../src/shell/bash-grammar.js';
-import { ShellAnalyzer } from '../../src/shell/shell-analyzer.js';
+import { loadBashParser, ParseBudgetError } from '../../src/shell/bash-grammar.js';
+import { MAX_LINE_LENGTH, MAX_PIPES, ShellAnalyzer } from '../../src/shell/shell-analyzer.js';
 
 let analyzer: ShellAnalyzer;
 beforeAll(async () => {
@@ -191,6 +191,38 @@ describe('what cannot be judged', () => {
     'read -r line; unset x',
   ])('evaluates no names: %s', (text) => {
     expect(analyzer.analyzeLine(text).problems).toEqual([]);
+  });
+
+  test('lines too long for `bash -c`, and long pipelines, are refused without parsing', () => {
+    const long = analyzer.analyzeLine(`ls ${'a '.repeat(MAX_LINE_LENGTH / 2)}`);
+    expect(long.problems.map((p) => p.kind)).toEqual(['unparseable']);
+    expect(kinds(analyzer.analyzeArgv(['ls', 'a'.repeat(MAX_LINE_LENGTH)]))).toEqual(['unparseable']);
+    // Ending in a syntax error, this used to take seconds and gigabytes in tree-sitter's error recovery.
+    const pipes = analyzer.analyzeLine('ls|'.repeat(MAX_PIPES + 1));
+    expect(pipes.problems.map((p) => p.message)).toEqual([`more than ${MAX_PIPES} \`|\` characters`]);
+    expect(kinds(analyzer.analyzeLine(`bash -c '${'ls|'.repeat(MAX_PIPES + 1)}ls'`))).toEqual([
+      'unparseable',
+    ]);
+    expect(analyzer.analyzeLine(`${'ls|'.repeat(MAX_PIPES - 1)}ls`).problems).toEqual([]);
+    expect(commands(analyzer.analyzeLine('ls; rm x'))).toEqual(['ls', 'rm x']);
+  });
+
+  test('a parse cancelled by the time budget does not resume on the next line', async () => {
+    const parser = await loadBashParser();
+    let cancelled = false;
+    try {
+      parser.parse('ls;'.repeat(43_000)).delete();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ParseBudgetError);
+      cancelled = true;
+    }
+    const tree = parser.parse('rm x');
+    expect({ sexp: tree.rootNode.toString(), end: tree.rootNode.endIndex }).toEqual({
+      sexp: '(program (command name: (command_name (word)) argument: (word)))',
+      end: 4,
+    });
+    tree.delete();
+    if (cancelled) expect(kinds(analyzer.analyzeLine('ls;'.repeat(43_000)))).toEqual(['unparseable']);
   });
 
   test('a plain line continuation after a blank is fine', () => {
