@@ -5,6 +5,7 @@
 
 export { AllowAllGate } from './adapters/allow-all-gate.js';
 export { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
+export { DeferredTerminalHost } from './adapters/deferred-terminal-host.js';
 export { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
 export { NON_INTERACTIVE_ENV, SHELL_STARTUP_ENV } from './environment.js';
 export { TermhostError, type TermhostErrorCode } from './errors.js';
