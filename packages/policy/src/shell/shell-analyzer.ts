@@ -87,6 +87,34 @@ const VARIABLE_REFERENCE = new Set([
   'command_substitution',
 ]);
 const MAX_DEPTH = 8;
+/**
+ * Bash reserved words (less `time` and `coproc`, judged as wrappers). The
+ * grammar has no `time` keyword and mis-reads `! if …`, so after `!` or `time`
+ * a compound command comes back as simple commands named `{`, `if`, `then`, …
+ * whose bodies would be judged as arguments. Such a command name is refused.
+ */
+const RESERVED_WORDS = new Set([
+  '!',
+  'case',
+  'do',
+  'done',
+  'elif',
+  'else',
+  'esac',
+  'fi',
+  'for',
+  'function',
+  'if',
+  'in',
+  'select',
+  'then',
+  'until',
+  'while',
+  '{',
+  '}',
+  '[[',
+  ']]',
+]);
 /** `${!prefix*}`, `${!prefix@}`, `${!array[@]}`: list names or keys, evaluate nothing. */
 const INDIRECT_LISTING = /^\$\{![A-Za-z_][A-Za-z0-9_]*([*@]|\[[*@]\])\}$/;
 
@@ -381,6 +409,15 @@ class Extraction {
           ? 'is empty'
           : 'undergoes pathname or brace expansion';
       this.problem(scope, 'dynamic', `the command name \`${program.text}\` ${why}`, at);
+      return;
+    }
+    if (RESERVED_WORDS.has(program.text)) {
+      this.problem(
+        scope,
+        'unparseable',
+        `the reserved word \`${program.text}\` in command position (the parser did not read it as syntax)`,
+        at,
+      );
       return;
     }
     const braced = argv.find((t) => t.brace);
