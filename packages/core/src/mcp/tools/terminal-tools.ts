@@ -42,26 +42,33 @@ function formatViolations(tool: string, violations: readonly { path: string; mes
  * rejects, and the caller sends nothing for it.
  */
 export class TerminalTools {
-  private readonly validators: ReadonlyMap<ToolName, Validate>;
+  /** Compiled on a tool's first call, then reused: compiling all five up front delayed the first answer. */
+  private readonly validators = new Map<ToolName, Validate>();
   private readonly defaultWaitSeconds: number;
 
   constructor(
     private readonly host: TerminalHost,
-    validator: SchemaValidator,
+    private readonly validator: SchemaValidator,
     options: TerminalToolsOptions = {},
   ) {
-    this.validators = new Map(
-      TOOL_DEFINITIONS.map((tool) => [tool.name, validator.compile(tool.inputSchema)]),
-    );
     this.defaultWaitSeconds = options.defaultWaitSeconds ?? 30;
   }
 
   has(name: string): name is ToolName {
-    return this.validators.has(name as ToolName);
+    return TOOL_DEFINITIONS.some((tool) => tool.name === name);
+  }
+
+  private validatorFor(name: ToolName): Validate {
+    let validate = this.validators.get(name);
+    if (validate === undefined) {
+      validate = this.validator.compile(TOOL_DEFINITIONS.find((tool) => tool.name === name)!.inputSchema);
+      this.validators.set(name, validate);
+    }
+    return validate;
   }
 
   async call(name: ToolName, args: Args, context: ToolCallContext): Promise<ToolOutcome> {
-    const violations = this.validators.get(name)!(args);
+    const violations = this.validatorFor(name)(args);
     if (violations.length > 0) return toolError(formatViolations(name, violations));
     try {
       switch (name) {
