@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { AuditError, describeCause } from '../audit/audit-error.js';
 
@@ -46,6 +46,11 @@ export class AppendLock {
   private readonly waitMs: number;
   private readonly staleMs: number;
   private token: string | null = null;
+  /** Inode of the lock file we created, to release only our own without reading it back. */
+  private heldIno: bigint | null = null;
+  /** Tokens are this process's random prefix plus a counter: unique, and cheap on the append path. */
+  private readonly tokenPrefix = randomBytes(8).toString('hex');
+  private tokenCounter = 0;
 
   constructor(path: string, options: AppendLockOptions = {}) {
     this.lockPath = `${path}.lock`;
@@ -62,9 +67,11 @@ export class AppendLock {
     const deadline = Date.now() + this.waitMs;
     let pause = 1;
     for (;;) {
-      const token = randomBytes(16).toString('hex');
-      if (createExclusive(this.lockPath, ownerText(token), this.lockPath)) {
+      const token = `${this.tokenPrefix}-${++this.tokenCounter}`;
+      const ino = createExclusive(this.lockPath, ownerText(token), this.lockPath);
+      if (ino !== null) {
         this.token = token;
+        this.heldIno = ino;
         return;
       }
       if (this.breakIfStale()) continue;
@@ -80,11 +87,13 @@ export class AppendLock {
   }
 
   release(): void {
-    const token = this.token;
-    if (token === null) return;
+    const ino = this.heldIno;
+    if (this.token === null || ino === null) return;
     this.token = null;
+    this.heldIno = null;
     try {
-      if (readOwner(this.lockPath)?.token === token) unlinkSync(this.lockPath);
+      // Still the file we created (not a successor's, after ours was broken as stale)?
+      if (statSync(this.lockPath, { bigint: true }).ino === ino) unlinkSync(this.lockPath);
     } catch {
       // Already gone (taken over as stale): nothing to release.
     }
@@ -96,7 +105,7 @@ export class AppendLock {
     if (seen === null) return true; // released meanwhile
     if (!this.isStale(seen)) return false;
     const breaker = `${this.lockPath}.break`;
-    if (!createExclusive(breaker, ownerText('break'), this.lockPath)) {
+    if (createExclusive(breaker, ownerText('break'), this.lockPath) === null) {
       // Someone else is breaking it; a breaker left behind by a crash goes after staleMs.
       const other = inspect(breaker);
       if (other !== null && Date.now() - other.mtimeMs > this.staleMs) tryUnlink(breaker);
@@ -118,21 +127,26 @@ export class AppendLock {
     if (age > this.staleMs) return true;
     const owner = parseOwner(seen.text);
     if (owner === null) return age > EMPTY_STALE_MS;
-    return owner.host === hostname() && owner.pid !== process.pid && !isAlive(owner.pid);
+    return owner.host === HOST && owner.pid !== process.pid && !isAlive(owner.pid);
   }
 }
 
+const HOST = hostname();
+
 function ownerText(token: string): string {
-  return `${JSON.stringify({ pid: process.pid, host: hostname(), token })}\n`;
+  return `${JSON.stringify({ pid: process.pid, host: HOST, token })}\n`;
 }
 
-/** Creates `path` exclusively with `text`. False when it exists; throws `AUDIT_UNWRITABLE` on any other error. */
-function createExclusive(path: string, text: string, lockPath: string): boolean {
+/**
+ * Creates `path` exclusively with `text` and returns its inode; null when it
+ * exists. Throws `AUDIT_UNWRITABLE` on any other error.
+ */
+function createExclusive(path: string, text: string, lockPath: string): bigint | null {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
     throw new AuditError(
       'AUDIT_UNWRITABLE',
       `cannot create audit file lock ${lockPath}: ${describeCause(error)}`,
@@ -141,10 +155,10 @@ function createExclusive(path: string, text: string, lockPath: string): boolean 
   }
   try {
     writeSync(fd, text);
+    return fstatSync(fd, { bigint: true }).ino;
   } finally {
     closeSync(fd);
   }
-  return true;
 }
 
 function inspect(path: string): { ino: bigint; mtimeMs: number; text: string } | null {
@@ -166,10 +180,6 @@ function parseOwner(text: string): LockOwner | null {
   } catch {
     return null;
   }
-}
-
-function readOwner(path: string): LockOwner | null {
-  return parseOwner(readFileSync(path, 'utf8'));
 }
 
 function describeOwner(path: string): string {

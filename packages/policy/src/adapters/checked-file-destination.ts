@@ -43,11 +43,13 @@ export interface CheckedFileDestinationOptions {
  * - It takes the file's cross-process lock (`AppendLock`, `<path>.lock`) for
  *   the duration of this one record.
  * - Under the lock it checks that the path still names the opened file and is
- *   not shorter than we left it (`AUDIT_FILE_REPLACED` otherwise), re-reads
- *   the last record it knows (`knownHead`) and every record appended after it
- *   by other writers, and checks that they chain exactly as `verify` does
- *   (`AUDIT_TAIL_CORRUPT` otherwise). It never writes after a tail it could
- *   not verify.
+ *   not shorter than we left it (`AUDIT_FILE_REPLACED` otherwise). If the
+ *   file's size or mtime changed since our last record, it re-reads that
+ *   record (`knownHead`) and every record appended after it by other writers,
+ *   and checks that they chain exactly as `verify` does (`AUDIT_TAIL_CORRUPT`
+ *   otherwise). It never writes after a tail it could not verify. (Unchanged
+ *   size and mtime skip the re-read: the common, single-writer case costs one
+ *   stat.)
  * - It calls `writeRecord(head)` with the head the new record must link to
  *   (the last record of the file), and `writeRecord` calls `write(line)`.
  *
@@ -77,6 +79,8 @@ export class CheckedFileDestination {
     private size: bigint,
     /** Where the line of that record starts. */
     private headOffset: bigint,
+    /** The file's mtime (ns) as we last left it: unchanged size and mtime mean nobody else wrote. */
+    private mtimeNs: bigint,
     /** The last record of the file at open, or null when it was empty or not a regular file. */
     readonly head: ChainHead | null,
     private readonly lock: AppendLock | null,
@@ -101,7 +105,7 @@ export class CheckedFileDestination {
     }
     try {
       const first = fstatSync(fd, { bigint: true });
-      if (!first.isFile()) return new CheckedFileDestination(path, fd, fsync, null, 0n, 0n, null, null);
+      if (!first.isFile()) return new CheckedFileDestination(path, fd, fsync, null, 0n, 0n, 0n, null, null);
       // Read the tail under the lock, so that a record being written by another writer is not taken for a truncated one.
       const lock = new AppendLock(path, options.lock);
       lock.acquire();
@@ -116,6 +120,7 @@ export class CheckedFileDestination {
           stats,
           stats.size,
           BigInt(tail?.offset ?? 0),
+          stats.mtimeNs,
           tail?.head ?? null,
           lock,
         );
@@ -160,6 +165,7 @@ export class CheckedFileDestination {
     }
     this.headOffset = this.size;
     this.size += BigInt(bytes.length);
+    if (this.identity !== null) this.mtimeNs = fstatSync(this.fd, { bigint: true }).mtimeNs;
   }
 
   /**
@@ -245,6 +251,8 @@ export class CheckedFileDestination {
         `audit file ${this.path} was replaced or renamed since it was opened`,
       );
     }
+    // Size and mtime as we left them: no other writer appended or edited since our last record.
+    if (now.size === this.size && now.mtimeNs === this.mtimeNs) return knownHead;
     if (now.size < this.size) {
       throw this.fail(
         'AUDIT_FILE_REPLACED',

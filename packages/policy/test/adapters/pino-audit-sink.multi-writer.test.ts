@@ -120,8 +120,11 @@ describe('PinoAuditSink with several writers on one file', () => {
     const b = PinoAuditSink.open(file);
     a.append({ event: { action: 'a' } });
     b.append({ event: { action: 'b' } });
-    // Same length, so the size does not change.
+    // Same length, so the size does not change; the edit moves the mtime (set
+    // explicitly: a coarse filesystem clock could otherwise leave it equal).
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"action":"b"', '"action":"B"'));
+    const later = new Date(Date.now() + 2_000);
+    fs.utimesSync(file, later, later);
     const before = fs.readFileSync(file);
     expect(codeOf(() => a.append({ event: { action: 'c' } }))).toBe('AUDIT_TAIL_CORRUPT');
     expect(codeOf(() => b.append({ event: { action: 'd' } }))).toBe('AUDIT_TAIL_CORRUPT');
