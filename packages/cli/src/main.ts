@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { acpProxyCommand } from './commands/acp-proxy.js';
-import { auditCommand } from './commands/audit.js';
+/**
+ * The `termgate` command: dispatches to one subcommand. Each subcommand is
+ * loaded only when chosen, so `serve` pays for no other command's modules.
+ * The build bundles this file into `dist/bin.js` (scripts/bundle-cli.mjs).
+ */
 import type { CliCommand, CliIo } from './commands/cli-io.js';
-import { policyCommand } from './commands/policy.js';
-import { serveCommand } from './commands/serve.js';
 import { TERMGATE_VERSION } from './version.js';
 
 const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for coding agents
@@ -20,11 +21,11 @@ Usage:
   termgate --version
 `;
 
-const COMMANDS: Readonly<Record<string, CliCommand>> = {
-  serve: serveCommand,
-  audit: auditCommand,
-  policy: policyCommand,
-  'acp-proxy': acpProxyCommand,
+const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  audit: async () => (await import('./commands/audit.js')).auditCommand,
+  policy: async () => (await import('./commands/policy.js')).policyCommand,
+  'acp-proxy': async () => (await import('./commands/acp-proxy.js')).acpProxyCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -37,12 +38,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     (name === undefined ? io.stderr : io.stdout).write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     io.stderr.write(`termgate: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
-  return command(rest, io);
+  return (await load())(rest, io);
 }
 
 main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(

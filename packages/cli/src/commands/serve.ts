@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
 import { createStderrLogger, LOG_LEVELS } from '../logging.js';
 import { buildServeContainer } from '../serve/composition-root.js';
-import { type PolicyRuntime, startPolicyRuntime } from '../serve/policy-runtime.js';
+import { startPolicyRuntime } from '../serve/policy-runtime.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import type { CliIo } from './cli-io.js';
@@ -86,16 +86,18 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const logger = createStderrLogger(config.logLevel);
   if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
-  let runtime: PolicyRuntime;
-  try {
-    runtime = await startPolicyRuntime(config, (line) => io.stderr.write(`${line}\n`));
-  } catch (error) {
-    // Fail closed: no policy, no audit trail, no server.
-    io.stderr.write(`termgate serve: refusing to start: ${(error as Error).message}\n`);
-    return 1;
-  }
+  // The policy gate starts while the protocol already answers; no terminal
+  // verb runs before it is ready. If it cannot start, serve stops with exit
+  // code 1: no policy, no audit trail, no commands.
+  let startFailed = false;
+  const runtime = startPolicyRuntime(config, (line) => io.stderr.write(`${line}\n`));
   const container = buildServeContainer(config, logger, runtime);
   const app = container.get(ServeApplication);
+  runtime.catch((error: unknown) => {
+    startFailed = true;
+    io.stderr.write(`termgate serve: refusing to start: ${(error as Error).message}\n`);
+    void app.stop('the policy gate could not start');
+  });
   const onSignal = (signal: NodeJS.Signals): void => {
     void app.stop(signal);
   };
@@ -103,7 +105,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   process.once('SIGINT', onSignal);
   try {
     await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
-    return 0;
+    return startFailed ? 1 : 0;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

@@ -1,12 +1,5 @@
 import { AjvSchemaValidator, McpServer, type SchemaValidator } from '@termgate/core';
-import {
-  GATE,
-  type Gate,
-  TERMINAL_HOST,
-  TERMINAL_OBSERVER,
-  type TerminalHost,
-  type TerminalObserver,
-} from '@termgate/termhost';
+import { DeferredTerminalHost, TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { TERMGATE_VERSION } from '../version.js';
@@ -26,18 +19,28 @@ import {
  * The composition root: the only place that names concrete classes. Every
  * binding is a singleton for the life of one `serve` process.
  */
-export function buildServeContainer(config: ServeConfig, logger: Logger, runtime: PolicyRuntime): Container {
+export function buildServeContainer(
+  config: ServeConfig,
+  logger: Logger,
+  runtime: Promise<PolicyRuntime>,
+): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind<ServeConfig>(SERVE_CONFIG).toConstantValue(config);
   container.bind<Logger>(ROOT_LOGGER).toConstantValue(logger);
-  // The policy gate decides every verb and, as the observer, records spawns and exits.
-  container.bind<Gate>(GATE).toConstantValue(runtime.gate);
-  container.bind<TerminalObserver>(TERMINAL_OBSERVER).toConstantValue(runtime.gate);
-  container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([runtime.stop]);
-  container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
+  // The protocol answers at once; terminal verbs wait until the policy gate
+  // is ready, and fail (nothing runs) if it never is.
   container
     .bind<TerminalHost>(TERMINAL_HOST)
-    .toDynamicValue(() => createGatedTerminalHost(config, runtime, logger));
+    .toConstantValue(
+      new DeferredTerminalHost(runtime.then((ready) => createGatedTerminalHost(config, ready, logger))),
+    );
+  container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([
+    async (reason) => {
+      const ready = await runtime.catch(() => null);
+      ready?.stop(reason);
+    },
+  ]);
+  container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
   container.bind(McpServer).toDynamicValue(
     (context) =>
       new McpServer(

@@ -1,15 +1,4 @@
-import {
-  type AuditSink,
-  assertBashCompatibleShell,
-  createPolicyEngine,
-  DEFAULT_POLICY_PATH,
-  type LoadedPolicy,
-  loadPolicyFile,
-  PinoAuditSink,
-  PolicyGate,
-  recordServerStart,
-  recordServerStop,
-} from '@termgate/policy';
+import type { AuditSink, LoadedPolicy, PolicyGate } from '@termgate/policy';
 import { TERMGATE_VERSION } from '../version.js';
 import { defaultAuditPath } from './default-audit-path.js';
 import type { ServeConfig } from './serve-config.js';
@@ -34,6 +23,18 @@ export async function startPolicyRuntime(
   config: ServeConfig,
   notice: (line: string) => void,
 ): Promise<PolicyRuntime> {
+  // Loaded here, not at the top: the parser, YAML and schema code load while
+  // the protocol already answers (see serve.ts), and the bundle keeps it lazy.
+  const {
+    assertBashCompatibleShell,
+    createPolicyEngine,
+    DEFAULT_POLICY_PATH,
+    loadPolicyFile,
+    PinoAuditSink,
+    PolicyGate,
+    recordServerStart,
+    recordServerStop,
+  } = await import('@termgate/policy');
   const policyPath = config.policyPath ?? DEFAULT_POLICY_PATH;
   if (config.policyPath === null)
     notice(`termgate: no --policy given: using the default policy ${policyPath}`);

@@ -31,6 +31,7 @@ export class ServeApplication {
   ) {}
 
   run(input: Readable, output: Writable, options: { endOutputOnClose: boolean }): Promise<void> {
+    if (this.stopping) return this.stopping;
     const finished = new Promise<void>((resolve) => {
       this.resolveRun = resolve;
     });

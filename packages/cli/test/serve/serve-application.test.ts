@@ -31,7 +31,7 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
     const notices: string[] = [];
     const runtime = await startPolicyRuntime(config, (line) => notices.push(line));
     expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
-    const container = buildServeContainer(config, pino({ level: 'silent' }), runtime);
+    const container = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime));
     const app = container.get(ServeApplication);
     expect(container.get(ServeApplication)).toBe(app);
     const input = new PassThrough();
