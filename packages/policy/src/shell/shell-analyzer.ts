@@ -125,6 +125,8 @@ interface Scope {
   /** For nested strings (`bash -c '…'`): the range of the string in the judged line. */
   readonly outerRange?: Range;
   readonly depth: number;
+  /** Inside `find -exec`/`xargs -I`: the placeholder replaced with run-time input. */
+  readonly replace?: string;
 }
 
 /**
@@ -420,6 +422,15 @@ class Extraction {
       );
       return;
     }
+    if (scope.replace && program.text.includes(scope.replace)) {
+      this.problem(
+        scope,
+        'dynamic',
+        `the command name \`${program.text}\` holds the find -exec/xargs -I placeholder \`${scope.replace}\` (run-time input)`,
+        at,
+      );
+      return;
+    }
     const braced = argv.find((t) => t.brace);
     if (braced) {
       this.problem(scope, 'dynamic', `brace expansion in \`${braced.text}\` changes the argument list`, at);
@@ -443,7 +454,12 @@ class Extraction {
     }
     const wrapped = unwrap(name, argv);
     if (!wrapped) return;
-    const inner: Scope = { ...scope, via: [...scope.via, wrapped.via], depth: scope.depth + 1 };
+    const inner: Scope = {
+      ...scope,
+      via: [...scope.via, wrapped.via],
+      depth: scope.depth + 1,
+      ...(wrapped.replace ? { replace: wrapped.replace } : {}),
+    };
     if (wrapped.problem) this.problem(scope, 'unparseable', wrapped.problem, at);
     for (const a of wrapped.assignments) {
       this.assignments.push({
@@ -454,6 +470,15 @@ class Extraction {
     }
     for (const run of wrapped.run) this.emit(run, at, inner);
     for (const script of wrapped.scripts) {
+      if (inner.replace && script.text.includes(inner.replace)) {
+        this.problem(
+          scope,
+          'dynamic',
+          `the ${wrapped.via} string \`${script.text}\` has \`${inner.replace}\` replaced with run-time input`,
+          at,
+        );
+        continue;
+      }
       if (!script.literal) {
         this.problem(
           scope,

@@ -17,6 +17,11 @@ export interface Unwrapped {
   readonly assignments: readonly Token[];
   /** Set when the invocation cannot be judged (unknown option form, missing operand). */
   readonly problem?: string;
+  /**
+   * The placeholder the wrapper replaces with run-time input in what it
+   * runs (`{}` for `find -exec`, the `-I` string for `xargs`).
+   */
+  readonly replace?: string;
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
@@ -164,13 +169,35 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
       assignments.push(argv[i++]!);
   }
   const rest = argv.slice(i);
+  const replace = name === 'xargs' ? xargsReplace(argv.slice(1, scan.next)) : undefined;
   if (rest.length === 0) {
     if (name === 'nohup' || name === 'stdbuf' || name === 'nice' || name === 'timeout' || name === 'setsid') {
       return { ...none, problem: `${name}: missing the command to run` };
     }
     return { ...none, assignments };
   }
-  return { via: name, run: [rest], scripts: [], assignments };
+  return { via: name, run: [rest], scripts: [], assignments, ...(replace ? { replace } : {}) };
+}
+
+/** The replace string of `xargs -I R` / `-IR` / `-i[R]` / `--replace[=R]`, if any. */
+function xargsReplace(options: readonly Token[]): string | undefined {
+  let replace: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const word = options[i]!.text;
+    if (word === '--replace') replace = '{}';
+    else if (word.startsWith('--replace=')) replace = word.slice('--replace='.length) || '{}';
+    else if (/^-[^-]/.test(word)) {
+      // Short clusters: the first valued letter ends the cluster.
+      const at = word.search(/[adEILnPsei]/);
+      if (at === -1) continue;
+      const letter = word[at]!;
+      const attached = word.slice(at + 1);
+      if (letter === 'I') replace = attached || options[i + 1]?.text;
+      else if (letter === 'i') replace = attached || '{}';
+      if (!attached && 'adEILnPs'.includes(letter)) i++;
+    }
+  }
+  return replace;
 }
 
 function suScript(argv: readonly Token[]): Token[] {
@@ -248,5 +275,5 @@ function unwrapFind(argv: readonly Token[]): Unwrapped {
     run.push(argv.slice(start, end));
     i = end;
   }
-  return { via: 'find -exec', run, scripts: [], assignments: [] };
+  return { via: 'find -exec', run, scripts: [], assignments: [], replace: '{}' };
 }

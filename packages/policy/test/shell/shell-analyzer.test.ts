@@ -165,6 +165,13 @@ describe('what cannot be judged', () => {
     ['declare -n r=$y', 'dynamic'],
     ['hash -p /bin/rm ls', 'dynamic'],
     ['bash -c "$X"', 'dynamic'],
+    ['find /usr/bin -name sudo -exec {} id \\;', 'dynamic'],
+    ['find . -exec timeout 5 {} \\;', 'dynamic'],
+    ["find . -exec sh -c 'echo {}' \\;", 'dynamic'],
+    ["xargs -I{} sh -c '{}'", 'dynamic'],
+    ["xargs -I % bash -c 'cat %'", 'dynamic'],
+    ["xargs -i sh -c 'echo {}'", 'dynamic'],
+    ["xargs --replace=R sh -c 'R'", 'dynamic'],
     ['echo "$\\\n(a)"', 'unparseable'],
     ['r\\\nm', 'unparseable'],
     ['ls \\\r\nrm x', 'unparseable'],
@@ -230,6 +237,15 @@ describe('what cannot be judged', () => {
     });
     tree.delete();
     if (cancelled) expect(kinds(analyzer.analyzeLine('ls;'.repeat(43_000)))).toEqual(['unparseable']);
+  });
+
+  test.each([
+    'find . -exec grep -l TODO {} +',
+    'find . -exec sh -c \'grep -l TODO "$1"\' sh {} \\;',
+    'xargs -I{} cp {} {}.bak',
+    "xargs -n1 sh -c 'echo {}'",
+  ])('placeholders as plain arguments are fine: %s', (text) => {
+    expect(analyzer.analyzeLine(text).problems).toEqual([]);
   });
 
   test('a plain line continuation after a blank is fine', () => {
