@@ -55,7 +55,12 @@ describe('serveCommand fails closed', () => {
     stderr.on('data', (c: Buffer) => {
       err += c.toString();
     });
-    const code = await serveCommand(argv, { stdin: new PassThrough(), stdout, stderr });
+    // Logs go to the real fd 2; keep the test output readable.
+    const code = await serveCommand([...argv, '--log-level', 'silent'], {
+      stdin: new PassThrough(),
+      stdout,
+      stderr,
+    });
     return { code, out, err };
   }
 
