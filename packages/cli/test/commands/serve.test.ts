@@ -24,19 +24,27 @@ describe('parseServeArgs', () => {
   );
 });
 
+async function serveWith(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const code = await serveCommand(argv, { stdin: new PassThrough(), stdout, stderr });
+  return { code, out, err };
+}
+
+/** Logs go to the real fd 2; keep the test output readable. */
+const quiet = (...argv: string[]): string[] => [...argv, '--log-level', 'silent'];
+
 describe('serveCommand', () => {
   it('prints usage and exits 2 on bad arguments, writing nothing to stdout', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    const code = await serveCommand(['--log-level', 'nope'], { stdin: new PassThrough(), stdout, stderr });
+    const { code, out, err } = await serveWith(['--log-level', 'nope']);
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toContain('Usage: termgate serve');
@@ -44,31 +52,11 @@ describe('serveCommand', () => {
 });
 
 describe('serveCommand fails closed', () => {
-  async function serveWith(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    // Logs go to the real fd 2; keep the test output readable.
-    const code = await serveCommand([...argv, '--log-level', 'silent'], {
-      stdin: new PassThrough(),
-      stdout,
-      stderr,
-    });
-    return { code, out, err };
-  }
-
   it('refuses to start with an invalid policy, naming file, line and column', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'termgate-bad-policy-'));
     const policy = join(dir, 'policy.yaml');
     writeFileSync(policy, 'default: maybe\nrules: []\n');
-    const { code, out, err } = await serveWith(['--policy', policy, '--audit', join(dir, 'a.jsonl')]);
+    const { code, out, err } = await serveWith(quiet('--policy', policy, '--audit', join(dir, 'a.jsonl')));
     expect(code).toBe(1);
     expect(out).toBe('');
     expect(err).toContain('refusing to start');
@@ -78,16 +66,16 @@ describe('serveCommand fails closed', () => {
 
   it('refuses to start with an unreadable policy or an unwritable audit trail', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'termgate-bad-audit-'));
-    expect((await serveWith(['--policy', join(dir, 'missing.yaml')])).code).toBe(1);
+    expect((await serveWith(quiet('--policy', join(dir, 'missing.yaml')))).code).toBe(1);
     writeFileSync(join(dir, 'file'), '');
-    const unwritable = await serveWith(['--audit', join(dir, 'file', 'audit.jsonl')]);
+    const unwritable = await serveWith(quiet('--audit', join(dir, 'file', 'audit.jsonl')));
     expect(unwritable.code).toBe(1);
     expect(unwritable.err).toContain('refusing to start');
   });
 
   it('refuses a --shell that is not bash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'termgate-shell-'));
-    const { code, err } = await serveWith(['--shell', '/bin/sh', '--audit', join(dir, 'a.jsonl')]);
+    const { code, err } = await serveWith(quiet('--shell', '/bin/sh', '--audit', join(dir, 'a.jsonl')));
     expect(code).toBe(1);
     expect(err).toContain('refusing to start');
   });

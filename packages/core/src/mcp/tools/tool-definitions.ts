@@ -49,6 +49,14 @@ export interface ToolDefinition {
 
 const empty = { type: 'object', properties: {}, additionalProperties: false } as const;
 
+/** The arguments of the tools that take nothing but a terminal id. */
+const terminalIdOnly = {
+  type: 'object',
+  properties: { terminalId },
+  required: ['terminalId'],
+  additionalProperties: false,
+} as const;
+
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'terminal_create',
@@ -105,12 +113,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     description:
       "Read a terminal's output so far and its exit status (null while it still runs). Output keeps the newest bytes: " +
       '"truncated" is true when older bytes were dropped, and "droppedBytes" says how many. Does not wait.',
-    inputSchema: {
-      type: 'object',
-      properties: { terminalId },
-      required: ['terminalId'],
-      additionalProperties: false,
-    },
+    inputSchema: terminalIdOnly,
     outputSchema: {
       type: 'object',
       properties: {
@@ -164,12 +167,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     description:
       'Stop the command and everything it started (SIGTERM, then SIGKILL after a grace period). The terminal stays ' +
       'readable: call terminal_output for the final output, then terminal_release.',
-    inputSchema: {
-      type: 'object',
-      properties: { terminalId },
-      required: ['terminalId'],
-      additionalProperties: false,
-    },
+    inputSchema: terminalIdOnly,
     outputSchema: empty,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
@@ -179,12 +177,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     description:
       'Stop the command if it still runs and forget the terminal. Its id is invalid afterwards. Release every ' +
       'terminal you create once you have read what you need.',
-    inputSchema: {
-      type: 'object',
-      properties: { terminalId },
-      required: ['terminalId'],
-      additionalProperties: false,
-    },
+    inputSchema: terminalIdOnly,
     outputSchema: empty,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
