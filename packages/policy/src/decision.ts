@@ -14,6 +14,29 @@ export interface CommandRequest {
   readonly env: Readonly<Record<string, string>>;
 }
 
+/**
+ * An output redirection: a file the line opens for writing (`>`, `>>`, `>|`,
+ * `&>`, `&>>`, `>&FILE`). fd duplications (`2>&1`, `>&2`, `1>&-`) are not
+ * redirections in this sense.
+ */
+export interface Redirection {
+  /** As written: `>`, `>>`, `>|`, `&>`, `&>>` or `>&`. */
+  readonly operator: string;
+  /** The fd written (`2` in `2>f`, `{fd}` in `{fd}>f`); absent for the default. */
+  readonly descriptor?: string;
+  /** The target after unquoting when `literal`; otherwise its source text. */
+  readonly target: string;
+  /** False when the target depends on an expansion or substitution (never judged as a path). */
+  readonly literal: boolean;
+  /** The target starts with an unquoted `~` or `~/` (bash replaces it with the home directory). */
+  readonly tilde: boolean;
+  /** Byte range of the redirection in the judged line, when it came from a line. */
+  readonly range?: readonly [number, number];
+  readonly via: readonly string[];
+  /** The absolute path the engine judged (symlinks of existing parts resolved), when it resolved one. */
+  readonly path?: string;
+}
+
 /** One simple command the line would run, after unquoting. */
 export interface SimpleCommand {
   /** argv[0] as written after unquoting (`\rm` → `rm`). */
@@ -23,6 +46,11 @@ export interface SimpleCommand {
   readonly range?: readonly [number, number];
   /** How it was reached: e.g. `['pipeline', 'command_substitution']`, `['bash -c']`, `['xargs']`. */
   readonly via: readonly string[];
+  /**
+   * Output redirections that apply to it: its own and those of enclosing
+   * compound commands (`{ a; b; } > f`). Absent when there are none.
+   */
+  readonly redirects?: readonly Redirection[];
 }
 
 export type Verdict = 'allow' | 'deny';

@@ -65,7 +65,7 @@ export class PolicyEngine implements CommandJudge {
       };
       return {
         decision,
-        analysis: { commands: [], problems: [], assignments: [] },
+        analysis: { commands: [], problems: [], assignments: [], redirects: [] },
         verdicts: [],
         refusals: [],
       };

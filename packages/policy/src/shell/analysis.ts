@@ -1,4 +1,4 @@
-import type { SimpleCommand } from '../decision.js';
+import type { Redirection, SimpleCommand } from '../decision.js';
 
 /** A byte range `[start, end)` in the judged line. */
 export type Range = readonly [number, number];
@@ -31,6 +31,11 @@ export interface LineAnalysis {
   readonly commands: readonly SimpleCommand[];
   readonly problems: readonly Problem[];
   readonly assignments: readonly Assignment[];
+  /**
+   * Every output redirection, once each, in source order: also those of
+   * compound commands and of lines with no command (`> f`).
+   */
+  readonly redirects: readonly Redirection[];
 }
 
 /** One word after unquoting, as the shell would pass it (when `literal`). */

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
-import type { SimpleCommand } from '../decision.js';
+import type { Redirection, SimpleCommand } from '../decision.js';
 import {
   type Assignment,
   type LineAnalysis,
@@ -23,7 +23,6 @@ const STRUCTURAL = new Set([
   'pipeline',
   'subshell',
   'compound_statement',
-  'redirected_statement',
   'negated_command',
   'do_group',
   'if_statement',
@@ -127,7 +126,24 @@ interface Scope {
   readonly depth: number;
   /** Inside `find -exec`/`xargs -I`: the placeholder replaced with run-time input. */
   readonly replace?: string;
+  /** Output redirections of enclosing compound commands (`{ …; } > f`), attached to the commands inside. */
+  readonly redirects?: readonly Redirection[];
 }
+
+/** What a `redirected_statement` hands its body command: its writes, and words tree-sitter read as targets. */
+interface StatementRedirects {
+  readonly writes: readonly Redirection[];
+  readonly words: readonly Node[];
+}
+
+const NO_REDIRECTS: StatementRedirects = { writes: [], words: [] };
+
+/** Redirection operators that open a file for writing (`>&` only when its target is not an fd). */
+const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '>&']);
+/** Every operator token of a `file_redirect`. */
+const REDIRECT_OPERATORS = new Set([...OUTPUT_OPERATORS, '<', '<&', '>&-', '<&-', '<>']);
+/** `{name}` before a redirection: bash stores the fd it opens in `name`. */
+const FD_VARIABLE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /**
  * Finds every simple command a bash line would run, using tree-sitter-bash
@@ -211,6 +227,7 @@ class Extraction {
   private readonly commands: SimpleCommand[] = [];
   private readonly problems: Problem[] = [];
   private readonly assignments: Assignment[] = [];
+  private readonly redirects: Redirection[] = [];
 
   constructor(private readonly parser: BashParser) {}
 
@@ -222,7 +239,9 @@ class Extraction {
       seen.add(key);
       return true;
     });
-    return { commands: this.commands, problems, assignments: this.assignments };
+    // A statement's redirections are read before its body: restore source order.
+    const redirects = [...this.redirects].sort((x, y) => (x.range?.[0] ?? 0) - (y.range?.[0] ?? 0));
+    return { commands: this.commands, problems, assignments: this.assignments, redirects };
   }
 
   /** Records a line-level `unparseable` problem. */
@@ -286,9 +305,18 @@ class Extraction {
         return;
       case 'function_definition': {
         const name = node.childForFieldName('name')?.text ?? '?';
-        this.children(node, { ...scope, via: [...scope.via, `function ${name}`] });
+        const inner = { ...scope, via: [...scope.via, `function ${name}`] };
+        const redirects = fieldedChildren(node)
+          .filter(([c, f]) => f === 'redirect' && c.isNamed)
+          .map(([c]) => c);
+        const { writes, words } = this.redirections(redirects, inner);
+        if (words.length > 0) this.extraWords(words, scope);
+        this.children(node, writes.length > 0 ? withRedirects(inner, writes) : inner);
         return;
       }
+      case 'redirected_statement':
+        this.redirectedStatement(node, scope);
+        return;
       case 'command_substitution':
         if (node.text.startsWith('`') && node.text.slice(1, -1).includes('\\')) {
           this.problem(
@@ -298,10 +326,10 @@ class Extraction {
             this.range(node, scope),
           );
         }
-        this.children(node, { ...scope, via: [...scope.via, 'command_substitution'] });
+        this.children(node, { ...withoutRedirects(scope), via: [...scope.via, 'command_substitution'] });
         return;
       case 'process_substitution':
-        this.children(node, { ...scope, via: [...scope.via, 'process_substitution'] });
+        this.children(node, { ...withoutRedirects(scope), via: [...scope.via, 'process_substitution'] });
         return;
       case 'heredoc_redirect':
         this.heredoc(node, scope);
@@ -377,23 +405,135 @@ class Extraction {
     for (const child of node.namedChildren) if (child) this.walk(child, scope);
   }
 
-  private command(node: Node, scope: Scope): void {
+  /**
+   * A command, compound command or function body with redirections. Words
+   * tree-sitter reads as extra targets (`echo a >f b`) are arguments of a
+   * simple command to bash, and a syntax error after a compound command.
+   */
+  private redirectedStatement(node: Node, scope: Scope): void {
+    const parts = fieldedChildren(node).filter(([c]) => c.isNamed);
+    const redirects = parts.filter(([, f]) => f === 'redirect').map(([c]) => c);
+    const statement = this.redirections(redirects, scope);
+    const body = parts.find(([, f]) => f === 'body')?.[0];
+    if (statement.words.length > 0 && body?.type !== 'command') this.extraWords(statement.words, scope);
+    for (const [child, field] of parts) {
+      if (field !== 'body') this.walk(child, scope);
+      else if (child.type === 'command') this.command(child, scope, statement);
+      else this.walk(child, statement.writes.length > 0 ? withRedirects(scope, statement.writes) : scope);
+    }
+  }
+
+  private extraWords(words: readonly Node[], scope: Scope): void {
+    this.problem(
+      scope,
+      'unparseable',
+      `words after a redirection target (\`${words.map((w) => w.text).join(' ')}\`) where bash takes no arguments`,
+      this.range(words[0]!, scope),
+    );
+  }
+
+  /**
+   * The output redirections among `nodes` (`file_redirect`, and those inside
+   * a `heredoc_redirect`), recorded for the line. Returns them and the
+   * destination words after the first, which bash reads as arguments.
+   */
+  private redirections(nodes: readonly Node[], scope: Scope): StatementRedirects {
+    const writes: Redirection[] = [];
     const words: Node[] = [];
+    for (const node of nodes) {
+      if (node.type === 'heredoc_redirect') {
+        const inner = this.redirections(
+          node.namedChildren.filter((c): c is Node => c?.type === 'file_redirect'),
+          scope,
+        );
+        writes.push(...inner.writes);
+        words.push(...inner.words);
+        continue;
+      }
+      if (node.type !== 'file_redirect') continue;
+      const destinations = fieldedChildren(node)
+        .filter(([, f]) => f === 'destination')
+        .map(([c]) => c);
+      const [target, ...rest] = groupNodes(destinations);
+      for (const group of rest) words.push(...group);
+      const write = target ? this.redirection(node, target, scope) : null;
+      if (write) {
+        writes.push(write);
+        this.redirects.push(write);
+      }
+    }
+    return { writes, words };
+  }
+
+  /** One `file_redirect` as a write, or null when it writes no file (input, fd duplication, `>(…)`). */
+  private redirection(node: Node, target: readonly Node[], scope: Scope): Redirection | null {
+    const operator = node.children.find(
+      (c) => c !== null && !c.isNamed && REDIRECT_OPERATORS.has(c.type),
+    )?.type;
+    if (!operator || !OUTPUT_OPERATORS.has(operator)) return null;
+    // `> >(cmd)`: a pipe to a process whose commands are judged like any other.
+    if (target.length === 1 && target[0]!.type === 'process_substitution') return null;
+    const token = wordToken(target);
+    if (operator === '>&' && token.literal && /^(\d+-?|-)$/.test(token.text)) return null;
+    if (token.literal && token.text === '') return null;
+    const range = this.range(node, scope);
+    const descriptor = node.childForFieldName('descriptor')?.text ?? fdVariableBefore(node);
+    const base = { operator, ...(descriptor ? { descriptor } : {}), range, via: scope.via };
+    const first = firstLeaf(target[0]!);
+    const tilde = first.type === 'word' && first.text.startsWith('~');
+    let why: string | null = null;
+    if (!token.literal) {
+      why =
+        operator === '>&'
+          ? 'is built from an expansion (it may name a file or an fd)'
+          : 'is built from an expansion';
+    } else if (token.glob) why = 'undergoes pathname expansion';
+    else if (token.brace) why = 'undergoes brace expansion';
+    else if (tilde && !/^~(\/|$)/.test(token.text)) why = 'starts with a tilde expansion other than `~`';
+    if (why) {
+      this.problem(scope, 'dynamic', `the redirection target \`${token.text}\` ${why}`, range);
+      return { ...base, target: token.text, literal: false, tilde: false };
+    }
+    return { ...base, target: token.text, literal: true, tilde };
+  }
+
+  private command(node: Node, scope: Scope, statement: StatementRedirects = NO_REDIRECTS): void {
+    const words: Node[] = [...statement.words];
     const nested: Node[] = [];
+    const redirects: Node[] = [];
     for (const [child, field] of fieldedChildren(node)) {
       if (field === 'name') {
         for (const part of child.namedChildren) if (part && !part.isMissing) words.push(part);
       } else if (field === 'argument' || child.type === '$') {
+        const fd = fdVariable(child);
+        if (fd) {
+          // `{fd}>f`: not an argument; bash assigns the opened fd to the variable.
+          this.assignments.push({ name: fd, range: this.range(child, scope), via: scope.via });
+          continue;
+        }
         words.push(child);
       } else if (child.type === 'variable_assignment') {
         this.assignment(child, scope);
         continue;
+      } else if (field === 'redirect') {
+        redirects.push(child);
       }
       nested.push(child);
     }
+    const own = this.redirections(redirects, scope);
+    words.push(...own.words);
+    words.sort((a, b) => a.startIndex - b.startIndex);
+    const writes = [...(scope.redirects ?? []), ...statement.writes, ...own.writes];
     // The command first, then what its words run (in source order of their start).
-    if (words.length > 0) this.emit(groupWords(words), this.range(node, scope), scope);
-    for (const child of nested) this.walk(child, scope);
+    if (words.length > 0) {
+      this.emit(
+        groupWords(words),
+        this.range(node, scope),
+        writes.length > 0 ? { ...scope, redirects: writes } : scope,
+      );
+    }
+    const inner = withoutRedirects(scope);
+    for (const child of nested) this.walk(child, inner);
   }
 
   /**
@@ -440,6 +580,7 @@ class Extraction {
       argv: argv.map((t) => t.text),
       ...(at ? { range: at } : {}),
       via: scope.via,
+      ...(scope.redirects && scope.redirects.length > 0 ? { redirects: scope.redirects } : {}),
     };
     this.commands.push(command);
     const name = basename(program.text);
@@ -686,6 +827,10 @@ class Extraction {
 
 /** Adjacent word nodes with nothing between them are one shell word (`$"…"`). */
 function groupWords(nodes: readonly Node[]): Token[] {
+  return groupNodes(nodes).map((g) => wordToken(g));
+}
+
+function groupNodes(nodes: readonly Node[]): Node[][] {
   const groups: Node[][] = [];
   for (const node of nodes) {
     const last = groups[groups.length - 1];
@@ -693,7 +838,42 @@ function groupWords(nodes: readonly Node[]): Token[] {
     if (last && prev && prev.endIndex === node.startIndex) last.push(node);
     else groups.push([node]);
   }
-  return groups.map((g) => wordToken(g));
+  return groups;
+}
+
+function withRedirects(scope: Scope, writes: readonly Redirection[]): Scope {
+  return { ...scope, redirects: [...(scope.redirects ?? []), ...writes] };
+}
+
+function withoutRedirects(scope: Scope): Scope {
+  if (!scope.redirects) return scope;
+  const { redirects: _, ...rest } = scope;
+  return rest;
+}
+
+function firstLeaf(node: Node): Node {
+  let at = node;
+  while (at.type === 'concatenation' && at.firstChild) at = at.firstChild;
+  return at;
+}
+
+/** The name in a `{name}` word written right before a redirection (`{fd}>f`), else null. */
+function fdVariable(word: Node): string | null {
+  const name = FD_VARIABLE.exec(word.text)?.[1];
+  if (!name) return null;
+  const next = word.nextSibling ?? (word.parent?.type === 'command' ? word.parent.nextSibling : null);
+  const redirect =
+    next?.type === 'file_redirect' ||
+    next?.type === 'heredoc_redirect' ||
+    next?.type === 'herestring_redirect';
+  return redirect && next.startIndex === word.endIndex ? name : null;
+}
+
+/** `{fd}` when a redirection is written right after such a word. */
+function fdVariableBefore(redirect: Node): string | undefined {
+  let prev = redirect.previousSibling;
+  if (prev?.type === 'command') prev = prev.lastChild;
+  return prev && fdVariable(prev) ? prev.text : undefined;
 }
 
 function firstError(node: Node): Node | null {

@@ -254,6 +254,104 @@ describe('what cannot be judged', () => {
   });
 });
 
+describe('output redirections', () => {
+  /** Each write as `[fd]operator target`, `?` marking a dynamic target. */
+  const writes = (line: string) =>
+    analyzer
+      .analyzeLine(line)
+      .redirects.map((r) => `${r.descriptor ?? ''}${r.operator}${r.literal ? '' : '?'}${r.target}`);
+
+  test.each([
+    ['ls > .git/config', ['>.git/config']],
+    ['echo x >> package.json', ['>>package.json']],
+    ['printf x >| tests/x.test.js', ['>|tests/x.test.js']],
+    ['ls &> out', ['&>out']],
+    ['ls &>> out', ['&>>out']],
+    ['ls >&out', ['>&out']],
+    ['ls 2>err', ['2>err']],
+    ['ls {fd}>out', ['{fd}>out']],
+    ['ls >"a b" 2>>\'c\'d', ['>a b', '2>>cd']],
+    ['cat <<EOF > out\nhi\nEOF', ['>out']],
+    ["cat <<< 'x' > out", ['>out']],
+    ['exec 3>out', ['3>out']],
+    ['> out', ['>out']],
+    ['echo $(ls > inner) > outer', ['>inner', '>outer']],
+    ['bash -c "ls > inner"', ['>inner']],
+  ])('%s', (line, expected) => {
+    expect(writes(line)).toEqual(expected);
+  });
+
+  test.each([
+    'ls 2>&1',
+    'ls >&2',
+    'ls 1>&-',
+    'ls 2>&1-',
+    'ls < in',
+    'ls <&0',
+    'cat <<EOF\nx\nEOF',
+    'ls > >(cat)',
+    'ls > ""',
+  ])('writes no file: %s', (line) => {
+    expect(writes(line)).toEqual([]);
+  });
+
+  test.each([
+    ['{ ls; pwd; } > out', ['ls', 'pwd']],
+    ['( ls ) > out', ['ls']],
+    ['while false; do ls; done > out', ['false', 'ls']],
+    ['for f in a; do ls; done 2> out', ['ls']],
+    ['if true; then ls; fi > out', ['true', 'ls']],
+    ['timeout 1 ls > out', ['timeout 1 ls', 'ls']],
+  ])('a compound command passes its redirections to the commands inside: %s', (line, argvs) => {
+    const analysis = analyzer.analyzeLine(line);
+    expect(analysis.redirects.map((r) => r.target)).toEqual(['out']);
+    expect(analysis.commands.map((c) => [c.argv.join(' '), c.redirects?.map((r) => r.target)])).toEqual(
+      argvs.map((a) => [a, ['out']]),
+    );
+  });
+
+  test('a command substitution does not inherit the redirection of its command', () => {
+    const analysis = analyzer.analyzeLine('echo $(ls) > out');
+    expect(analysis.commands.map((c) => c.redirects?.length ?? 0)).toEqual([1, 0]);
+  });
+
+  test('words after a target are arguments (`rm >/dev/null -rf /` runs `rm -rf /`)', () => {
+    expect(commands(analyzer.analyzeLine('rm >/dev/null -rf /'))).toEqual(['rm -rf /']);
+    expect(commands(analyzer.analyzeLine('echo a >f b "c" 2>g d'))).toEqual(['echo a b c d']);
+    expect(kinds(analyzer.analyzeLine('{ ls; } > f x'))).toEqual(['unparseable']);
+  });
+
+  test('`{fd}>f` is no argument; it assigns the variable', () => {
+    const analysis = analyzer.analyzeLine('ls {PATH}>f');
+    expect(commands(analysis)).toEqual(['ls']);
+    expect(analysis.assignments.map((a) => a.name)).toEqual(['PATH']);
+    expect(commands(analyzer.analyzeLine('echo {x} >f'))).toEqual(['echo {x}']);
+  });
+
+  test('an unquoted leading ~ is marked for expansion; a quoted one is not', () => {
+    expect(analyzer.analyzeLine('ls > ~/.bashrc').redirects[0]).toMatchObject({
+      target: '~/.bashrc',
+      tilde: true,
+    });
+    expect(analyzer.analyzeLine("ls > '~'/x").redirects[0]).toMatchObject({ target: '~/x', tilde: false });
+  });
+
+  test.each([
+    ['ls > "$HOME/x"', 'is built from an expansion'],
+    ['ls > $(echo f)', 'is built from an expansion'],
+    ['ls >&$fd', 'may name a file or an fd'],
+    ['ls > *.txt', 'pathname expansion'],
+    ['ls > {a,b}', 'brace expansion'],
+    ['ls > ~root/x', 'tilde expansion'],
+  ])('dynamic target: %s', (line, why) => {
+    const analysis = analyzer.analyzeLine(line);
+    expect(analysis.redirects[0]?.literal).toBe(false);
+    expect(analysis.problems.filter((p) => p.kind === 'dynamic').map((p) => p.message)).toEqual([
+      expect.stringContaining(why),
+    ]);
+  });
+});
+
 describe('module location and shell check', () => {
   test('DEFAULT_POLICY_PATH points at the shipped policy', () => {
     expect(DEFAULT_POLICY_PATH).toMatch(/policies\/default\.yaml$/);
