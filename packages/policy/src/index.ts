@@ -22,7 +22,7 @@ export {
 } from './audit/query.js';
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
-export type { CommandRequest, PolicyDecision, SimpleCommand, Verdict } from './decision.js';
+export type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from './decision.js';
 export {
   type CommandVerdict,
   createPolicyEngine,
@@ -31,6 +31,7 @@ export {
   type PolicyEngineOptions,
 } from './engine/policy-engine.js';
 export { type PolicyTestReport, type PolicyTestResult, runPolicyTests } from './engine/policy-tests.js';
+export { resolveWriteTarget, type WriteVerdict } from './engine/write-checks.js';
 export { loadPolicyFile, parsePolicyText } from './policy-file/load-policy.js';
 export {
   formatIssue,
@@ -45,6 +46,8 @@ export type {
   PolicyRule,
   PolicyTest,
   SourcePosition,
+  WritePattern,
+  WritesPolicy,
 } from './policy-file/policy-types.js';
 export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
 export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';

@@ -1,4 +1,4 @@
-import type { CommandRequest, PolicyDecision, SimpleCommand } from '../decision.js';
+import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
 import { PolicyError } from '../policy-file/policy-error.js';
 import { realpathOrNull } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, PolicyRule } from '../policy-file/policy-types.js';
@@ -9,6 +9,7 @@ import { ShellAnalyzer } from '../shell/shell-analyzer.js';
 import { CompiledRule } from './compiled-rule.js';
 import { runPolicyTests } from './policy-tests.js';
 import { RequestChecks } from './request-checks.js';
+import { WriteChecks, type WriteVerdict } from './write-checks.js';
 
 /** How one simple command was decided. */
 export interface CommandVerdict {
@@ -23,6 +24,8 @@ export interface Explanation {
   readonly decision: PolicyDecision;
   readonly analysis: LineAnalysis;
   readonly verdicts: readonly CommandVerdict[];
+  /** One per output redirection with a literal target, in source order. */
+  readonly writes: readonly WriteVerdict[];
   /** Line-level reasons to deny: cwd, env, constructs that cannot be judged. */
   readonly refusals: readonly string[];
 }
@@ -31,6 +34,7 @@ export interface Explanation {
 export class PolicyEngine implements CommandJudge {
   private readonly rules: readonly CompiledRule[];
   private readonly checks: RequestChecks;
+  private readonly writeChecks: WriteChecks;
 
   constructor(
     readonly policy: LoadedPolicy,
@@ -38,6 +42,7 @@ export class PolicyEngine implements CommandJudge {
   ) {
     this.rules = policy.rules.map((r) => new CompiledRule(r));
     this.checks = new RequestChecks(policy);
+    this.writeChecks = new WriteChecks(policy.writes);
   }
 
   /**
@@ -67,6 +72,7 @@ export class PolicyEngine implements CommandJudge {
         decision,
         analysis: { commands: [], problems: [], assignments: [], redirects: [] },
         verdicts: [],
+        writes: [],
         refusals: [],
       };
     }
@@ -90,14 +96,19 @@ export class PolicyEngine implements CommandJudge {
 
     const verdicts = analysis.commands.map((command) => this.verdict(command, resolvedCwd));
     const denied = verdicts.filter((v) => v.decision === 'deny');
-    const base = { subcommands: analysis.commands, resolvedCwd };
+    // Dynamic targets are problems above; with allowDynamic they go unchecked, like `$cmd`.
+    const writes = analysis.redirects
+      .filter((r) => r.literal)
+      .map((r) => this.writeChecks.judge(r, resolvedCwd ?? request.cwd));
+    const deniedWrites = writes.filter((w) => w.decision === 'deny');
+    const base = { subcommands: withPaths(analysis.commands, writes), resolvedCwd };
     let decision: PolicyDecision;
-    if (refusals.length > 0 || denied.length > 0) {
-      const parts = [...refusals, ...denied.map(describe)];
+    if (refusals.length > 0 || denied.length > 0 || deniedWrites.length > 0) {
+      const parts = [...refusals, ...denied.map(describe), ...deniedWrites.map(describeWrite)];
       decision = {
         ...base,
         decision: 'deny',
-        ruleIds: ruleIds(denied),
+        ruleIds: [...ruleIds(denied), ...writeIds(deniedWrites)],
         reason: `denied: ${parts.join('; ')}`,
       };
     } else if (verdicts.length === 0) {
@@ -111,11 +122,11 @@ export class PolicyEngine implements CommandJudge {
       decision = {
         ...base,
         decision: 'allow',
-        ruleIds: ruleIds(verdicts),
+        ruleIds: [...ruleIds(verdicts), ...writeIds(writes)],
         reason: `allowed: ${verdicts.map(describe).join('; ')}`,
       };
     }
-    return { decision, analysis, verdicts, refusals };
+    return { decision, analysis, verdicts, writes, refusals };
   }
 
   private verdict(command: SimpleCommand, cwd: string | null): CommandVerdict {
@@ -163,6 +174,38 @@ export async function createPolicyEngine(
 
 function ruleIds(verdicts: readonly CommandVerdict[]): string[] {
   return [...new Set(verdicts.flatMap((v) => v.rules.map((r) => r.id)))];
+}
+
+/** Pseudo rule ids of the deciding write patterns: `writes.deny[i]`, `writes.allow[i]`, `writes.default` (deny only). */
+function writeIds(writes: readonly WriteVerdict[]): string[] {
+  const ids = writes.flatMap((w) =>
+    w.pattern ? [w.pattern.id] : w.decision === 'deny' ? ['writes.default'] : [],
+  );
+  return [...new Set(ids)];
+}
+
+function describeWrite(w: WriteVerdict): string {
+  const r = w.redirect;
+  const shown = `\`${r.descriptor ?? ''}${r.operator} ${excerpt(r.target)}\` writes ${w.path}`;
+  return w.pattern
+    ? `${shown}, which ${w.pattern.id} (${w.pattern.pattern}) forbids`
+    : `${shown}, which no writes.allow pattern matches and writes.default is deny`;
+}
+
+/** The commands with the judged path filled into each of their redirections. */
+function withPaths(commands: readonly SimpleCommand[], writes: readonly WriteVerdict[]): SimpleCommand[] {
+  const paths = new Map<Redirection, string>(writes.map((w) => [w.redirect, w.path]));
+  return commands.map((c) =>
+    c.redirects
+      ? {
+          ...c,
+          redirects: c.redirects.map((r) => {
+            const path = paths.get(r);
+            return path === undefined ? r : { ...r, path };
+          }),
+        }
+      : c,
+  );
 }
 
 function describe(v: CommandVerdict): string {

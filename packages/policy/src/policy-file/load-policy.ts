@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { Verdict } from '../decision.js';
 import { ENV_DENY_FLOOR, globToRegExp, matchesAny } from './name-glob.js';
 import { PolicyError, type PolicyIssue } from './policy-error.js';
-import { resolvePolicyDir } from './policy-paths.js';
-import type { EnvPolicy, LoadedPolicy, PolicyRule, PolicyTest } from './policy-types.js';
+import { expandPolicyPath, realpathOrNull, resolvePolicyDir } from './policy-paths.js';
+import type {
+  EnvPolicy,
+  LoadedPolicy,
+  PolicyRule,
+  PolicyTest,
+  WritePattern,
+  WritesPolicy,
+} from './policy-types.js';
 import { validatePolicySchema } from './schema-validator.js';
 import { type DocPath, formatPath, locate, parseInstancePath, toPosition } from './yaml-locate.js';
 
@@ -56,6 +63,7 @@ interface RawPolicy {
   limits?: LoadedPolicy['limits'];
   cwd?: { roots?: string[] };
   env?: Partial<Record<keyof EnvPolicy, string[]>>;
+  writes?: { default?: Verdict; allow?: string[]; deny?: string[] };
   tests?: {
     command: string;
     args?: string[];
@@ -163,12 +171,32 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
       }
     });
   });
+  for (const list of ['allow', 'deny'] as const) {
+    raw.writes?.[list]?.forEach((pattern, i) => {
+      const expanded = expandPolicyPath(pattern);
+      if (!isAbsolute(expanded) && !expanded.startsWith('*')) {
+        issues.push(
+          issue(
+            ['writes', list, i],
+            `write pattern "${pattern}" must be absolute (or start with \${SERVER_CWD}, \${HOME}, \${TMPDIR}, ~ or *)`,
+          ),
+        );
+      }
+    });
+  }
   raw.tests?.forEach((test, i) => {
-    if (test.rule !== undefined && !ids.has(test.rule)) {
+    if (test.rule !== undefined && !ids.has(test.rule) && !isWriteRuleId(test.rule, raw)) {
       issues.push(issue(['tests', i, 'rule'], `unknown rule id "${test.rule}"`));
     }
   });
   return issues;
+}
+
+/** `writes.default`, `writes.allow[i]`, `writes.deny[i]` of an existing pattern. */
+function isWriteRuleId(id: string, raw: RawPolicy): boolean {
+  if (id === 'writes.default') return raw.writes !== undefined;
+  const m = /^writes\.(allow|deny)\[(\d+)\]$/.exec(id);
+  return m !== null && Number(m[2]) < (raw.writes?.[m[1] as 'allow' | 'deny']?.length ?? 0);
 }
 
 function list<T>(value: T | T[] | undefined): T[] {
@@ -206,6 +234,18 @@ function build(
     allowClientSet: raw.env?.allowClientSet ?? [],
     deny: raw.env?.deny ?? [],
   };
+  const patterns = (key: 'allow' | 'deny'): WritePattern[] =>
+    (raw.writes?.[key] ?? []).map((pattern, i) => ({
+      id: `writes.${key}[${i}]`,
+      pattern,
+      matchers: writeMatchers(pattern),
+      position: position(['writes', key, i]),
+    }));
+  const writes: WritesPolicy = {
+    default: raw.writes?.default ?? 'allow',
+    allow: patterns('allow'),
+    deny: patterns('deny'),
+  };
   const defaultCwd = cwdRoots?.[0] ?? dir;
   const tests = (raw.tests ?? []).map(
     (t, i): PolicyTest => ({
@@ -229,6 +269,7 @@ function build(
     limits: { ...raw.limits },
     cwdRoots,
     env,
+    writes,
     tests,
     inheritedEnv(serverEnv: NodeJS.ProcessEnv): Record<string, string> {
       const out: Record<string, string> = {};
@@ -238,6 +279,23 @@ function build(
       return out;
     },
   });
+}
+
+/**
+ * A write pattern compiled against the paths the engine resolves: as
+ * written (placeholders expanded), and with its literal directory prefix
+ * realpath'd when that exists (`/tmp/**` → `/private/tmp/**` on macOS).
+ */
+function writeMatchers(pattern: string): RegExp[] {
+  const expanded = expandPolicyPath(pattern);
+  const forms = [expanded];
+  if (isAbsolute(expanded)) {
+    const wild = expanded.search(/[*?[]/);
+    const literal = wild === -1 ? expanded : expanded.slice(0, expanded.lastIndexOf('/', wild));
+    const real = literal === '' ? null : realpathOrNull(literal);
+    if (real !== null && real !== literal) forms.push(real + expanded.slice(literal.length));
+  }
+  return forms.map(globToRegExp);
 }
 
 function isListOfLists(value: string[] | string[][]): value is string[][] {

@@ -9,17 +9,22 @@ import { isAbsolute, resolve, sep } from 'node:path';
  * file's directory; symlinks are resolved when the path exists.
  */
 export function resolvePolicyDir(written: string, policyDir: string): string {
-  let path = written
-    .replaceAll(placeholder('SERVER_CWD'), process.cwd())
-    .replaceAll(placeholder('HOME'), homedir())
-    .replaceAll(placeholder('TMPDIR'), tmpdir());
-  if (path === '~' || path.startsWith('~/')) path = homedir() + path.slice(1);
+  const path = expandPolicyPath(written);
   const absolute = isAbsolute(path) ? resolve(path) : resolve(policyDir, path);
   try {
     return realpathSync(absolute);
   } catch {
     return absolute;
   }
+}
+
+/** Expands `${SERVER_CWD}`, `${HOME}`, `${TMPDIR}` and a leading `~` in a path written in a policy file. */
+export function expandPolicyPath(written: string): string {
+  const path = written
+    .replaceAll(placeholder('SERVER_CWD'), process.cwd())
+    .replaceAll(placeholder('HOME'), homedir())
+    .replaceAll(placeholder('TMPDIR'), tmpdir());
+  return path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;
 }
 
 /** True when `path` is `dir` or below it (both absolute and normalised). */

@@ -43,6 +43,28 @@ export interface EnvPolicy {
   readonly deny: readonly string[];
 }
 
+/** One `writes.allow`/`writes.deny` pattern. */
+export interface WritePattern {
+  /** `writes.deny[2]`: the pseudo rule id decisions name. */
+  readonly id: string;
+  /** As written in the file. */
+  readonly pattern: string;
+  /**
+   * Compiled forms: the pattern with placeholders expanded and, when its
+   * literal directory prefix exists, the same with that prefix realpath'd.
+   */
+  readonly matchers: readonly RegExp[];
+  readonly position: SourcePosition;
+}
+
+/** What output redirections may write. */
+export interface WritesPolicy {
+  /** For a write no pattern matches. */
+  readonly default: Verdict;
+  readonly allow: readonly WritePattern[];
+  readonly deny: readonly WritePattern[];
+}
+
 /** An embedded example that `policy test` checks. */
 export interface PolicyTest {
   readonly command: string;
@@ -68,6 +90,8 @@ export interface LoadedPolicy {
   /** Absolute, symlink-resolved roots; `null` when the policy does not restrict the cwd. */
   readonly cwdRoots: readonly string[] | null;
   readonly env: EnvPolicy;
+  /** `writes`; without the section, every write is allowed (`default: allow`, no patterns). */
+  readonly writes: WritesPolicy;
   readonly tests: readonly PolicyTest[];
   /** The base environment a command inherits from the server's: names matching `env.inherit`, minus the deny floor. */
   inheritedEnv(serverEnv: NodeJS.ProcessEnv): Record<string, string>;

@@ -94,6 +94,57 @@ describe('parsePolicyText', () => {
   });
 });
 
+describe('writes', () => {
+  test('is optional: every write allowed', () => {
+    expect(parsePolicyText('default: deny\n', '/p/policy.yaml').writes).toEqual({
+      default: 'allow',
+      allow: [],
+      deny: [],
+    });
+  });
+
+  test('compiles patterns with pseudo rule ids and positions', () => {
+    const policy = parsePolicyText(
+      "default: deny\nwrites:\n  default: deny\n  allow: ['/dev/null']\n  deny:\n    - '**/.git/**'\n",
+      '/p/policy.yaml',
+    );
+    expect(policy.writes.default).toBe('deny');
+    expect(policy.writes.deny[0]).toMatchObject({
+      id: 'writes.deny[0]',
+      pattern: '**/.git/**',
+      position: { line: 6, column: 7 },
+    });
+    expect(policy.writes.allow[0]!.matchers.some((m) => m.test('/dev/null'))).toBe(true);
+  });
+
+  test.each([
+    ['writes:\n  defualt: deny\n', 'writes.defualt', /unknown key "defualt"/, 3],
+    ['writes:\n  default: maybe\n', 'writes.default', /must be one of: allow, deny/, 3],
+    ['writes:\n  deny: ["ok/*", "/x"]\n', 'writes.deny[0]', /must be absolute/, 3],
+    ['writes:\n  allow: [""]\n', 'writes.allow[0]', /must NOT have fewer than 1 characters/, 3],
+    ['writes: []\n', 'writes', /must be object/, 2],
+  ])('refuses %j', (body, key, message, line) => {
+    const error = invalid(`default: deny\n${body}`);
+    expect(error.issues[0]).toMatchObject({ key, line });
+    expect(error.issues[0]!.message).toMatch(message);
+  });
+
+  test('tests may name writes pseudo rule ids that exist', () => {
+    const base = "default: allow\nwrites:\n  deny: ['**/.git/**']\ntests:\n";
+    expect(() =>
+      parsePolicyText(
+        `${base}  - { command: 'ls > .git/x', expect: deny, rule: 'writes.deny[0]' }\n`,
+        '/p/p.yaml',
+      ),
+    ).not.toThrow();
+    expect(
+      invalid(`${base}  - { command: 'ls', expect: deny, rule: 'writes.deny[1]' }\n`).issues[0],
+    ).toMatchObject({
+      key: 'tests[0].rule',
+    });
+  });
+});
+
 describe('loadPolicyFile', () => {
   let dir: string;
   beforeEach(() => {
