@@ -207,7 +207,11 @@ function toText(e: Explanation, policy: LoadedPolicy): string {
       const rules = v.rules.length
         ? v.rules.map((r) => `${r.id} (line ${r.position.line})`).join(', ')
         : 'default';
-      return `  ${v.decision.padEnd(5)} ${JSON.stringify(v.command.argv)}${via}  ← ${rules}`;
+      const writes = (v.command.redirects ?? []).map(
+        (r) =>
+          `\n        writes ${r.descriptor ?? ''}${r.operator} ${r.literal ? JSON.stringify(r.path ?? r.target) : `${r.target} (dynamic)`}`,
+      );
+      return `  ${v.decision.padEnd(5)} ${JSON.stringify(v.command.argv)}${via}  ← ${rules}${writes.join('')}`;
     }),
   ];
   if (e.analysis.problems.length > 0) {

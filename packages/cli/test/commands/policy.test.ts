@@ -72,6 +72,13 @@ test('explain: text shows the decision, rule ids and sub-commands', async () => 
   expect(r.out).toMatch(/allow \["git","status"\] {2}← git-read-only \(line \d+\)/);
 });
 
+test('explain: text lists the output redirections of each command, literal or dynamic', async () => {
+  const r = await run(['explain', STRICT, '--', 'git status > out.txt 2>&1; git log >> "$LOG"']);
+  expect(r.out).toMatch(/\["git","status"\].*\n {8}writes > "out\.txt"$/m);
+  expect(r.out).toMatch(/\["git","log"\].*\n {8}writes >> "\$LOG" \(dynamic\)$/m);
+  expect(r.out).not.toMatch(/writes .*2>&1/);
+});
+
 test('explain --json: one object; --argv judges argv without a shell', async () => {
   const r = await run(['explain', STRICT, '--json', '--', 'git status']);
   expect(r.code).toBe(0);
