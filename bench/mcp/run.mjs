@@ -4,7 +4,7 @@
  * `@modelcontextprotocol/server@2.4.0` (bench/mcp/sdk-baseline-server.mjs),
  * side by side in one run, interleaved so drift hits both equally.
  *
- *   npx tsc -b && node bench/mcp/run.mjs [--runs N] [--calls N] [--warmup N] [--profile]
+ *   npx -y pnpm@12.4.2 run build && node bench/mcp/run.mjs [--runs N] [--calls N] [--warmup N] [--profile]
  *
  * (a) cold start: spawn the server, write a modern `server/discover` at once,
  *     time until its answer line arrives (spawn → answer, wall clock).
@@ -307,7 +307,7 @@ async function main() {
   );
   out('termgate runs with its default policy and an audit file per process (both on the measured path).');
   out(
-    `Reproduce: \`npx tsc -b && node bench/mcp/run.mjs\` (runs=${START_RUNS}, calls=${CALLS}, warmup=${WARMUP}).`,
+    `Reproduce: \`npx -y pnpm@12.4.2 run build && node bench/mcp/run.mjs\` (runs=${START_RUNS}, calls=${CALLS}, warmup=${WARMUP}).`,
   );
   out();
 
