@@ -16,7 +16,7 @@ import {
   type RecordedDecision,
   spawnEvent,
 } from './audit/events.js';
-import type { CommandRequest, PolicyDecision } from './decision.js';
+import type { PolicyDecision } from './decision.js';
 import type { AuditSink } from './ports/audit-sink.js';
 import type { CommandJudge } from './ports/command-judge.js';
 
@@ -43,13 +43,15 @@ export interface PolicyGateOptions {
  * the audit trail's decision and lifecycle records.
  *
  * Contract:
- * - `decide` is synchronous. It judges, appends the decision record, and only
- *   then returns. The answer never outruns its record.
+ * - `decide` judges, appends the decision record, and only then answers. The
+ *   answer never outruns its record. It answers synchronously, except for a
+ *   `create` judged by an asynchronous judge: then it returns a promise that
+ *   settles after the record is appended (and never rejects).
  * - `create`: the engine judges the resolved spec (`args` null = a command
  *   line; `env` = only what the client set). An allow carries the engine's
  *   resolved cwd, so what was judged is where it runs.
- * - Fails closed: a judge that throws or answers anything but a well-formed
- *   `allow` is a deny, and a record that cannot be written turns the answer
+ * - Fails closed: a judge that throws, rejects or answers anything but a
+ *   well-formed `allow` is a deny, and a record that cannot be written turns the answer
  *   into a refusal ("audit trail unavailable: …; nothing was run").
  * - One exception, toward safety: an allowed `kill` or `release` goes ahead
  *   even when its record cannot be written, because refusing it would keep a
@@ -72,7 +74,7 @@ export class PolicyGate implements Gate, TerminalObserver {
     this.followUp = options.followUp ?? allowFollowUps;
   }
 
-  decide(request: GateRequest): GateDecision {
+  decide(request: GateRequest): GateDecision | Promise<GateDecision> {
     return request.verb === 'create' ? this.decideCreate(request) : this.decideFollowUp(request);
   }
 
@@ -87,14 +89,28 @@ export class PolicyGate implements Gate, TerminalObserver {
     this.sink.append(exitEvent(event, pid));
   }
 
-  private decideCreate(request: GateRequest): GateDecision {
+  private decideCreate(request: GateRequest): GateDecision | Promise<GateDecision> {
     const { spec } = request;
-    const judged = judgeSafely(this.judge, {
-      command: spec.command,
-      args: spec.args,
-      cwd: spec.cwd,
-      env: { ...spec.env },
-    });
+    let answer: PolicyDecision | Promise<PolicyDecision>;
+    try {
+      answer = this.judge.judge({
+        command: spec.command,
+        args: spec.args,
+        cwd: spec.cwd,
+        env: { ...spec.env },
+      });
+    } catch (error) {
+      return this.answerCreate(request, judgeFailed(error));
+    }
+    if (!isPromiseLike(answer)) return this.answerCreate(request, checkedAnswer(answer));
+    return Promise.resolve(answer).then(
+      (settled) => this.answerCreate(request, checkedAnswer(settled)),
+      (error: unknown) => this.answerCreate(request, judgeFailed(error)),
+    );
+  }
+
+  /** Records the judged create, then answers it (a refusal when the record cannot be written). */
+  private answerCreate(request: GateRequest, judged: RecordedDecision): GateDecision {
     try {
       this.sink.append(decisionEvent(request, judged, this.policy));
     } catch (error) {
@@ -133,24 +149,29 @@ export class PolicyGate implements Gate, TerminalObserver {
   }
 }
 
-/** The engine's answer, or a deny that says why there is none. Never throws. */
-function judgeSafely(judge: CommandJudge, request: CommandRequest): RecordedDecision {
-  let answer: PolicyDecision;
-  try {
-    answer = judge.judge(request);
-  } catch (error) {
-    return {
-      decision: 'deny',
-      ruleIds: [],
-      reason: `policy engine failed: ${describeCause(error)}; nothing was run`,
-    };
-  }
+/** A deny that says why the judge gave no answer. */
+function judgeFailed(error: unknown): RecordedDecision {
+  return {
+    decision: 'deny',
+    ruleIds: [],
+    reason: `policy engine failed: ${describeCause(error)}; nothing was run`,
+  };
+}
+
+/** The judge's answer when well-formed, else a deny that says so. Never throws. */
+function checkedAnswer(answer: unknown): RecordedDecision {
   return (
     wellFormed(answer) ?? {
       decision: 'deny',
       ruleIds: [],
       reason: 'policy engine returned an invalid decision; nothing was run',
     }
+  );
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
   );
 }
 

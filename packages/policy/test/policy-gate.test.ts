@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   auditField,
+  type CommandRequest,
   InMemoryAuditSink,
   PinoAuditSink,
+  type PolicyDecision,
   PolicyGate,
   verifyAuditFile,
   verifyAuditLines,
@@ -179,6 +181,100 @@ describe('PolicyGate: create', () => {
     } finally {
       dir.cleanup();
     }
+  });
+});
+
+describe('PolicyGate: an asynchronous judge', () => {
+  /** The table's answers, given as promises that settle on a later turn of the event loop. */
+  const asyncJudge = (log: string[]) => {
+    const table = judgeTable();
+    return {
+      requests: table.requests,
+      judge: (request: CommandRequest): Promise<PolicyDecision> =>
+        new Promise((resolve) => {
+          setImmediate(() => {
+            log.push('judged');
+            resolve(table.judge(request));
+          });
+        }),
+    };
+  };
+
+  test('answers with a promise that settles after the decision record is appended', async () => {
+    const log: string[] = [];
+    const sink = new OrderedSink(log);
+    const pending = new PolicyGate(asyncJudge(log), sink, POLICY).decide(gateRequest('create', 'npm test'));
+    expect(pending).toBeInstanceOf(Promise);
+    log.push('decide returned');
+    const answer = await pending;
+    log.push('answered');
+    expect(log).toEqual(['decide returned', 'judged', 'append terminal-create', 'answered']);
+    expect(answer).toEqual({
+      allow: true,
+      reason: 'npm test is allowed by rule npm-test',
+      cwd: '/real/project',
+    });
+    expect(sink.inner.records[0]).toMatchObject({
+      event: { action: 'terminal-create', outcome: 'success' },
+      process: { working_directory: '/real/project' },
+      rule: { id: ['npm-test'] },
+    });
+  });
+
+  test('an asynchronous deny is answered with its reason and rule ids', async () => {
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(asyncJudge([]), sink, POLICY);
+    await expect(gate.decide(gateRequest('create', 'rm -rf /'))).resolves.toEqual({
+      allow: false,
+      reason: 'rm is denied by rule no-rm',
+      ruleIds: ['no-rm'],
+    });
+    expect(sink.records[0]).toMatchObject({ termgate: { decision: 'deny' }, event: { outcome: 'failure' } });
+  });
+
+  test('a judge that rejects is a deny with the reason, and is recorded', async () => {
+    const sink = new InMemoryAuditSink();
+    const judge = { judge: () => Promise.reject(new Error('judge worker exited (signal SIGKILL)')) };
+    await expect(
+      new PolicyGate(judge, sink, POLICY).decide(gateRequest('create', 'npm test')),
+    ).resolves.toEqual({
+      allow: false,
+      reason: 'policy engine failed: judge worker exited (signal SIGKILL); nothing was run',
+      ruleIds: [],
+    });
+    expect(sink.records[0]).toMatchObject({ termgate: { decision: 'deny' }, event: { outcome: 'failure' } });
+  });
+
+  test.each([
+    [
+      'an unknown verdict',
+      { decision: 'ALLOW', ruleIds: [], reason: 'x', subcommands: [], resolvedCwd: null },
+    ],
+    ['nothing', undefined],
+  ])('a judge that resolves to %s is a deny', async (_name, answer) => {
+    const judge = { judge: () => Promise.resolve(answer as never) };
+    await expect(
+      new PolicyGate(judge, new InMemoryAuditSink(), POLICY).decide(gateRequest('create', 'ls')),
+    ).resolves.toMatchObject({ allow: false, reason: expect.stringMatching(/invalid decision/) });
+  });
+
+  test('with the audit trail down, an asynchronous allow becomes a refusal', async () => {
+    const sink = new InMemoryAuditSink();
+    sink.failWith(new Error('ENOSPC'));
+    const answer = await new PolicyGate(asyncJudge([]), sink, POLICY).decide(
+      gateRequest('create', 'npm test'),
+    );
+    expect(answer).toEqual({
+      allow: false,
+      reason: 'audit trail unavailable: in-memory audit sink: ENOSPC; nothing was run',
+    });
+  });
+
+  test('the verbs after create stay synchronous', () => {
+    const answer = new PolicyGate(asyncJudge([]), new InMemoryAuditSink(), POLICY).decide(
+      gateRequest('wait', 'npm test'),
+    );
+    expect(answer).toMatchObject({ allow: true });
   });
 });
 

@@ -1,6 +1,5 @@
-import type { PolicyDecision } from '../decision.js';
+import type { CommandRequest, PolicyDecision } from '../decision.js';
 import type { LoadedPolicy, PolicyTest } from '../policy-file/policy-types.js';
-import type { CommandJudge } from '../ports/command-judge.js';
 
 export interface PolicyTestResult {
   readonly test: PolicyTest;
@@ -19,9 +18,13 @@ export interface PolicyTestReport {
 /**
  * Runs a policy's embedded `tests` through a judge. A test passes when the
  * decision equals `expect` and, if the test names a `rule`, that rule is
- * among the decision's rule ids.
+ * among the decision's rule ids. The judge answers synchronously (the
+ * in-process engine: a worker process runs the tests with its own engine).
  */
-export function runPolicyTests(judge: CommandJudge, policy: LoadedPolicy): PolicyTestReport {
+export function runPolicyTests(
+  judge: { judge(request: CommandRequest): PolicyDecision },
+  policy: LoadedPolicy,
+): PolicyTestReport {
   const results = policy.tests.map((test): PolicyTestResult => {
     const decision = judge.judge({ command: test.command, args: test.args, cwd: test.cwd, env: test.env });
     let failure: string | undefined;
