@@ -1,5 +1,11 @@
 /** Public API of @termgate/policy: the policy engine, the gate and the audit trail. Named exports only. */
 
+export {
+  ChildProcessCommandJudge,
+  type ChildProcessCommandJudgeOptions,
+  DEFAULT_JUDGE_START_TIMEOUT_MS,
+  DEFAULT_JUDGE_TIMEOUT_MS,
+} from './adapters/child-process-command-judge.js';
 export { InMemoryAuditSink, type InMemoryAuditSinkOptions } from './adapters/in-memory-audit-sink.js';
 export { PinoAuditSink, type PinoAuditSinkOptions } from './adapters/pino-audit-sink.js';
 export { AuditError, type AuditErrorCode } from './audit/audit-error.js';

@@ -75,8 +75,9 @@ interface RawPolicy {
 }
 
 function parsePolicyBytes(bytes: Buffer, path: string): LoadedPolicy {
+  const text = bytes.toString('utf8');
   const lines = new LineCounter();
-  const doc = parseDocument(bytes.toString('utf8'), {
+  const doc = parseDocument(text, {
     lineCounter: lines,
     prettyErrors: false,
     uniqueKeys: true,
@@ -99,7 +100,7 @@ function parsePolicyBytes(bytes: Buffer, path: string): LoadedPolicy {
   const raw = data as RawPolicy;
   const semantic = semanticIssues(raw, issue);
   if (semantic.length > 0) throw new PolicyError('POLICY_INVALID', `invalid policy file ${path}`, semantic);
-  return build(raw, doc, lines, path, createHash('sha256').update(bytes).digest('hex'));
+  return build(raw, doc, lines, path, text, createHash('sha256').update(bytes).digest('hex'));
 }
 
 type IssueAt = (at: DocPath, message: string, key?: string) => PolicyIssue;
@@ -208,6 +209,7 @@ function build(
   doc: Document,
   lines: LineCounter,
   path: string,
+  text: string,
   sha256: string,
 ): LoadedPolicy {
   const dir = dirname(path);
@@ -263,6 +265,7 @@ function build(
   return Object.freeze({
     path,
     sha256,
+    text,
     default: raw.default,
     allowDynamic: raw.allowDynamic ?? false,
     rules,

@@ -83,6 +83,12 @@ export interface LoadedPolicy {
   readonly path: string;
   /** Hex SHA-256 of the file bytes, for audit records. */
   readonly sha256: string;
+  /**
+   * The file's text as read (UTF-8). A judge in another process parses these
+   * exact characters (`parsePolicyText`), so it judges the policy that was
+   * hashed, not whatever the file holds later.
+   */
+  readonly text: string;
   readonly default: Verdict;
   readonly allowDynamic: boolean;
   readonly rules: readonly PolicyRule[];

@@ -1,0 +1,44 @@
+import type { CommandRequest, PolicyDecision } from '../decision.js';
+import type { PolicyErrorCode, PolicyIssue } from '../policy-file/policy-error.js';
+
+/**
+ * The IPC messages between `ChildProcessCommandJudge` and its worker
+ * (`judge-worker.ts`), JSON-serialized over the `fork` channel.
+ *
+ * 1. parent → `init` (the policy text, its path, whether embedded tests must pass)
+ * 2. worker → `ready` (the sha256 of the text it parsed) or `failed` (why; it then exits)
+ * 3. parent → `judge` {id, request}, any number, not waiting for answers
+ * 4. worker → `decision` {id, decision}, one per `judge`, in order
+ */
+export type ToWorker =
+  | {
+      readonly type: 'init';
+      readonly policyPath: string;
+      readonly policyText: string;
+      readonly requirePassingTests: boolean;
+    }
+  | { readonly type: 'judge'; readonly id: number; readonly request: CommandRequest };
+
+export type FromWorker =
+  | { readonly type: 'ready'; readonly sha256: string }
+  | { readonly type: 'failed'; readonly error: WorkerStartError }
+  | { readonly type: 'decision'; readonly id: number; readonly decision: PolicyDecision };
+
+/** A start failure, flattened for JSON: a `PolicyError` keeps its code and issues. */
+export type WorkerStartError =
+  | {
+      readonly kind: 'policy';
+      readonly code: PolicyErrorCode;
+      /** The message without the issue lines `PolicyError` appends. */
+      readonly headline: string;
+      readonly issues: readonly PolicyIssue[];
+    }
+  | { readonly kind: 'other'; readonly message: string };
+
+/**
+ * Test-only: with `TERMGATE_JUDGE_WORKER_TEST=1` in the worker's environment,
+ * a `judge` request whose command is this string makes the worker spin
+ * forever without answering (a stand-in for a parser that hangs). Without
+ * the variable it is judged like any other command line.
+ */
+export const TEST_HANG_COMMAND = 'termgate-judge-worker-test: hang';
