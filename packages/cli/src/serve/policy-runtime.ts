@@ -9,8 +9,17 @@ export interface PolicyRuntime {
   readonly gate: PolicyGate;
   readonly sink: AuditSink;
   readonly auditPath: string;
-  /** Appends `server-stop` and closes the trail. Call after every terminal ended. Idempotent. */
+  /** Appends `server-stop`, closes the trail and ends the judge's worker process. Call after every terminal ended. Idempotent. */
   readonly stop: (reason: string) => void;
+}
+
+/** Seams for tests. */
+export interface PolicyRuntimeOptions {
+  /**
+   * The judge worker script; default the one built next to `@termgate/policy`.
+   * Tests that run the TypeScript sources point it at the built file.
+   */
+  readonly judgeWorkerPath?: string;
 }
 
 /**
@@ -18,16 +27,21 @@ export interface PolicyRuntime {
  * the policy must parse, validate and pass its own embedded tests; `--shell`
  * must be bash; the audit file must open and take the `server-start` record.
  * Any failure throws, and `serve` refuses to start.
+ *
+ * Commands are judged in a worker process (`ChildProcessCommandJudge`), sent
+ * the exact policy text loaded and hashed here: the bash parser never loads
+ * in this process, which keeps it small and every command's `fork()` cheap.
  */
 export async function startPolicyRuntime(
   config: ServeConfig,
   notice: (line: string) => void,
+  options: PolicyRuntimeOptions = {},
 ): Promise<PolicyRuntime> {
   // Loaded here, not at the top: the parser, YAML and schema code load while
   // the protocol already answers (see serve.ts), and the bundle keeps it lazy.
   const {
     assertBashCompatibleShell,
-    createPolicyEngine,
+    ChildProcessCommandJudge,
     DEFAULT_POLICY_PATH,
     loadPolicyFile,
     PinoAuditSink,
@@ -40,22 +54,39 @@ export async function startPolicyRuntime(
     notice(`termgate: no --policy given: using the default policy ${policyPath}`);
   const policy = await loadPolicyFile(policyPath);
   if (config.shell !== null) await assertBashCompatibleShell(config.shell);
-  const engine = await createPolicyEngine(policy, { requirePassingTests: true });
+  const judge = await ChildProcessCommandJudge.start({
+    policyPath: policy.path,
+    policyText: policy.text,
+    requirePassingTests: true,
+    ...(options.judgeWorkerPath !== undefined && { workerPath: options.judgeWorkerPath }),
+  });
   const auditPath = config.auditPath ?? defaultAuditPath();
-  const sink = PinoAuditSink.open(auditPath, {
-    mkdir: true,
-    fsync: config.auditFsync,
-    service: { name: 'termgate', version: TERMGATE_VERSION },
-  });
-  recordServerStart(sink, {
-    policy: { path: policy.path, sha256: policy.sha256 },
-    version: TERMGATE_VERSION,
-  });
+  let sink: AuditSink;
+  try {
+    // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
+    if (judge.sha256 !== policy.sha256) {
+      throw new Error(
+        `the policy judge parsed sha256 ${judge.sha256}, not the file's ${policy.sha256} (is ${policy.path} valid UTF-8?)`,
+      );
+    }
+    sink = PinoAuditSink.open(auditPath, {
+      mkdir: true,
+      fsync: config.auditFsync,
+      service: { name: 'termgate', version: TERMGATE_VERSION },
+    });
+    recordServerStart(sink, {
+      policy: { path: policy.path, sha256: policy.sha256 },
+      version: TERMGATE_VERSION,
+    });
+  } catch (error) {
+    await judge.close();
+    throw error;
+  }
   notice(`termgate: policy ${policy.path} (sha256 ${policy.sha256.slice(0, 12)}…); audit trail ${auditPath}`);
   let stopped = false;
   return {
     policy,
-    gate: new PolicyGate(engine, sink, { path: policy.path, sha256: policy.sha256 }),
+    gate: new PolicyGate(judge, sink, { path: policy.path, sha256: policy.sha256 }),
     sink,
     auditPath,
     stop: (reason) => {
@@ -64,7 +95,11 @@ export async function startPolicyRuntime(
       try {
         recordServerStop(sink, { reason });
       } finally {
-        sink.close();
+        try {
+          sink.close();
+        } finally {
+          void judge.close();
+        }
       }
     },
   };

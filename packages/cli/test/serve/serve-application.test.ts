@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
@@ -17,6 +17,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
+const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+
 describe('ServeApplication (composition root wired with real adapters)', () => {
   it('serves MCP over the given streams and, at end of input, kills every terminal and resolves', async () => {
     const auditPath = join(mkdtempSync(join(tmpdir(), 'termgate-serve-')), 'audit.jsonl');
@@ -29,7 +32,9 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       cwd: process.cwd(),
     };
     const notices: string[] = [];
-    const runtime = await startPolicyRuntime(config, (line) => notices.push(line));
+    const runtime = await startPolicyRuntime(config, (line) => notices.push(line), {
+      judgeWorkerPath: JUDGE_WORKER,
+    });
     expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
     const container = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime));
     const app = container.get(ServeApplication);

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { auditField, readAuditRecords } from '@termgate/policy';
+import type { GateRequest } from '@termgate/termhost';
+import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
+import type { ServeConfig } from '../../src/serve/serve-config.js';
+
+/** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
+const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+
+const create = (command: string, cwd: string): GateRequest => ({
+  verb: 'create',
+  terminalId: 'term-0123456789abcdef',
+  spec: {
+    command,
+    args: null,
+    cwd,
+    env: {},
+    outputByteLimit: 1024,
+    argv: ['bash', '--noprofile', '--norc', '-c', command],
+  },
+  caller: {},
+});
+
+describe('startPolicyRuntime with the judge in a worker process', () => {
+  let dir: string;
+  let policyPath: string;
+  let auditPath: string;
+  let config: ServeConfig;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-runtime-'));
+    policyPath = join(dir, 'policy.yaml');
+    auditPath = join(dir, 'audit.jsonl');
+    config = {
+      policyPath,
+      auditPath,
+      auditFsync: false,
+      shell: null,
+      logLevel: 'silent',
+      cwd: dir,
+    };
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('judges with the policy it loaded and hashed, even after the file changed on disk', async () => {
+    const original = [
+      'default: deny',
+      'rules:',
+      '  - { id: ls, decision: allow, program: ls }',
+      'tests:',
+      "  - { command: 'ls', expect: allow }",
+      '',
+    ].join('\n');
+    writeFileSync(policyPath, original);
+    const runtime = await startPolicyRuntime(config, () => {}, { judgeWorkerPath: JUDGE_WORKER });
+    try {
+      writeFileSync(policyPath, 'default: allow\nrules:\n  - { id: ls, decision: deny, program: ls }\n');
+      await expect(runtime.gate.decide(create('ls -la', dir))).resolves.toMatchObject({ allow: true });
+      await expect(runtime.gate.decide(create('cat x', dir))).resolves.toMatchObject({ allow: false });
+    } finally {
+      runtime.stop('test over');
+    }
+    const sha256 = createHash('sha256').update(original).digest('hex');
+    expect(runtime.policy.sha256).toBe(sha256);
+    const records = [...readAuditRecords(auditPath)].flatMap((entry) =>
+      'record' in entry ? [entry.record] : [],
+    );
+    const start = records.find((r) => auditField(r, 'event.action') === 'server-start');
+    expect(start && auditField(start, 'termgate.policy.sha256')).toBe(sha256);
+    const decisions = records.filter((r) => auditField(r, 'event.action') === 'terminal-create');
+    expect(decisions.map((r) => auditField(r, 'termgate.decision'))).toEqual(['allow', 'deny']);
+    expect(decisions.map((r) => auditField(r, 'termgate.policy.sha256'))).toEqual([sha256, sha256]);
+  });
+
+  test('fails closed when the policy tests fail in the worker: throws, and writes no trail', async () => {
+    writeFileSync(
+      policyPath,
+      "default: deny\nrules:\n  - { id: ls, decision: allow, program: ls }\ntests:\n  - { command: 'rm x', expect: allow }\n",
+    );
+    await expect(
+      startPolicyRuntime(config, () => {}, { judgeWorkerPath: JUDGE_WORKER }),
+    ).rejects.toMatchObject({
+      code: 'POLICY_TESTS_FAILED',
+    });
+    expect(() => readFileSync(auditPath)).toThrow(/ENOENT/);
+  });
+
+  test('fails closed when the judge worker cannot start', async () => {
+    writeFileSync(policyPath, 'default: deny\nrules:\n  - { id: ls, decision: allow, program: ls }\n');
+    await expect(
+      startPolicyRuntime(config, () => {}, { judgeWorkerPath: join(dir, 'no-such-worker.js') }),
+    ).rejects.toThrow(/does not exist/);
+  });
+});
