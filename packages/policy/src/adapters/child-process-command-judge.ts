@@ -53,7 +53,8 @@ interface Worker {
 interface Pending {
   readonly request: CommandRequest;
   readonly resolve: (decision: PolicyDecision) => void;
-  readonly timer: NodeJS.Timeout;
+  /** Runs from the moment the request is sent to a ready worker. */
+  timer: NodeJS.Timeout | null;
   /** The worker it was sent to; null while it waits for a worker to start. */
   worker: Worker | null;
 }
@@ -73,9 +74,11 @@ interface Pending {
  *   passed when required) and rejects with the worker's error otherwise
  *   (a `PolicyError` keeps its code and issues); nothing is left running.
  * - `judge` never rejects and never allows on a failure: a decision not
- *   received within `timeoutMs` is a deny, and the worker is killed; a
- *   worker that exits or fails denies every request it had. The next
- *   request starts a new worker and waits for it (within its own timeout).
+ *   received within `timeoutMs` of being sent to a ready worker is a deny,
+ *   and the worker is killed; a worker that exits or fails denies every
+ *   request it had. The next request starts a new worker and waits for it
+ *   (bounded by `startTimeoutMs`: a start that fails or times out denies it),
+ *   so a restart slowed by a busy machine is not mistaken for a hang.
  *   After `MAX_FAILED_RESTARTS` consecutive failed starts, every request is
  *   denied with the last start error.
  * - `close` ends the worker (disconnect, SIGKILL after a short grace) and
@@ -137,8 +140,7 @@ export class ChildProcessCommandJudge implements CommandJudge {
     if (this.#closing !== null) return Promise.resolve(denial('the policy judge is closed'));
     return new Promise((resolve) => {
       const id = this.#nextId++;
-      const timer = setTimeout(() => this.#timedOut(id), this.#timeoutMs);
-      this.#pending.set(id, { request, resolve, timer, worker: null });
+      this.#pending.set(id, { request, resolve, timer: null, worker: null });
       if (this.#worker !== null) {
         this.#dispatch(id, this.#worker);
         return;
@@ -196,6 +198,7 @@ export class ChildProcessCommandJudge implements CommandJudge {
       return;
     }
     pending.worker = worker;
+    pending.timer = setTimeout(() => this.#timedOut(id), this.#timeoutMs);
     worker.inFlight.add(id);
     const message: ToWorker = { type: 'judge', id, request: pending.request };
     try {
@@ -211,7 +214,7 @@ export class ChildProcessCommandJudge implements CommandJudge {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
+    if (pending.timer !== null) clearTimeout(pending.timer);
     pending.worker?.inFlight.delete(id);
     pending.resolve(decision);
   }
@@ -220,10 +223,7 @@ export class ChildProcessCommandJudge implements CommandJudge {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     const { worker } = pending;
-    if (worker === null) {
-      this.#settle(id, denial(`the policy judge was not ready within ${this.#timeoutMs} ms`));
-      return;
-    }
+    if (worker === null) return; // only dispatched requests have a timer
     this.#settle(
       id,
       denial(`the policy judge did not answer within ${this.#timeoutMs} ms; it was restarted`),

@@ -100,9 +100,7 @@ describe('ChildProcessCommandJudge: failures deny and the worker is replaced', (
   test('a judgement that hangs is denied after the timeout, and the hung worker is killed and replaced', async () => {
     const judge = await startJudge(policy, { timeoutMs: 400 });
     const first = judge.pid!;
-    const startedAt = Date.now();
     const [hung, behind] = await Promise.all([judge.judge(line(HANG)), judge.judge(line('git status'))]);
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(390);
     expect(hung).toMatchObject({
       decision: 'deny',
       reason: 'denied: the policy judge did not answer within 400 ms; it was restarted; nothing was run',

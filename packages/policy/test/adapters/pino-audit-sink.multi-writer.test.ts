@@ -168,9 +168,9 @@ describe('PinoAuditSink with several writers on one file', () => {
     expect(dead).toBeGreaterThan(0);
     const sink = PinoAuditSink.open(file, { lock: { waitMs: 2_000 } });
     fs.writeFileSync(`${file}.lock`, lockFile({ pid: dead }));
-    const started = Date.now();
+    // Waiting out the lock would throw AUDIT_LOCK_TIMEOUT after 2 s (it is not older than staleMs, 10 s):
+    // the append succeeds only because the dead pid's lock is taken over.
     sink.append({ event: { action: 'a' } });
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
     expect(verifyAuditFile(file)).toMatchObject({ ok: true, records: 1 });
     sink.close();
