@@ -122,8 +122,36 @@ export class AcpProxyConnection {
   }
 
   private fromAgent(raw: unknown): void {
+    if (Array.isArray(raw)) {
+      // No batches in ACP; a batch could smuggle terminal/* requests past the dispatcher.
+      this.send(this.agent, invalidFromAgent(null, 'JSON-RPC batches are not supported'), 'agent');
+      return;
+    }
     const message = classify(raw);
     if (message.kind === 'request' && this.dispatcher.takeRequest(message)) return;
+    if (isObject(raw) && typeof raw.method === 'string' && raw.method.startsWith('terminal/')) {
+      // A terminal/* message the dispatcher did not take (no jsonrpc, a null or
+      // fractional id, non-object params, a notification, a method it does not
+      // serve) is answered here: it must never reach the editor, which would
+      // run it ungated and unaudited.
+      if (message.kind === 'request') {
+        this.send(
+          this.agent,
+          { jsonrpc: '2.0', id: message.id, error: ProtocolError.methodNotFound(raw.method).toWire() },
+          'agent',
+        );
+      } else if ('id' in raw) {
+        const id = typeof raw.id === 'string' || typeof raw.id === 'number' ? raw.id : null;
+        this.send(
+          this.agent,
+          invalidFromAgent(id, `${raw.method} must be a JSON-RPC 2.0 request with a string or integer id`),
+          'agent',
+        );
+      } else {
+        this.logger.warn({ method: raw.method }, 'dropped a terminal/* notification from the agent');
+      }
+      return;
+    }
     if (message.kind === 'notification') {
       if (this.dispatcher.takeNotification(message)) return;
       if (message.method === ACP_SESSION_UPDATE && isObject(raw)) {
@@ -169,6 +197,10 @@ export class AcpProxyConnection {
       from === this.editor ? 'editor' : 'agent',
     );
   }
+}
+
+function invalidFromAgent(id: string | number | null, detail: string): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, error: ProtocolError.invalidRequest(detail).toWire() };
 }
 
 function idKey(id: RequestId): string {

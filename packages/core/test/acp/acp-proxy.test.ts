@@ -74,6 +74,34 @@ describe('AcpProxy over in-memory channels', () => {
     });
   });
 
+  test('a malformed terminal/* message from the agent is answered or dropped, never forwarded to the editor', async () => {
+    const create = { sessionId: 's1', command: 'touch /tmp/termgate-should-not-exist' };
+    agent.send({ jsonrpc: '2.0', id: null, method: 'terminal/create', params: create });
+    agent.send({ jsonrpc: '2.0', id: 1.5, method: 'terminal/create', params: create });
+    agent.send({ id: 2, method: 'terminal/create', params: create });
+    agent.send({ jsonrpc: '2.0', id: 3, method: 'terminal/create', params: ['x'] });
+    agent.send({ jsonrpc: '2.0', method: 'terminal/create', params: create });
+    agent.send([{ jsonrpc: '2.0', id: 4, method: 'terminal/create', params: create }]);
+    agent.send({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'terminal/write',
+      params: { sessionId: 's1', terminalId: 't' },
+    });
+    const answers = await Promise.all([
+      agent.waitFor((m) => m.id === 1.5 || (m.id === null && m.error !== undefined)),
+      agent.waitFor((m) => m.id === 2),
+      agent.waitFor((m) => m.id === 3),
+      agent.waitFor((m) => m.id === 5),
+    ]);
+    expect(answers.map((m) => (m.error as Json).code)).toEqual([-32600, -32600, -32600, -32601]);
+    // A marker round trip: everything sent before it has been handled.
+    agent.send({ jsonrpc: '2.0', id: 9, method: 'session/request_permission', params: {} });
+    await editor.waitFor((m) => m.id === 9);
+    expect(editor.received.filter((m) => String(m.method ?? '').startsWith('terminal/'))).toEqual([]);
+    expect(editor.received.filter((m) => Array.isArray(m))).toEqual([]);
+  });
+
   test('terminal/* is answered by the proxy, never forwarded; embedded terminals become live text', async () => {
     const created = await agent.request('terminal/create', {
       sessionId: 's1',
