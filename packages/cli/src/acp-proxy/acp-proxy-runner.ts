@@ -36,9 +36,12 @@ function exitCodeOf(exit: AgentExit): number {
  *
  * - The agent is spawned with piped stdin/stdout (ACP) and piped stderr,
  *   which is copied to `io.stderr` as it arrives.
- * - The editor closes its side (end of `io.stdin`) or a stop signal comes:
- *   every terminal is killed and released, the agent's stdin is closed and
- *   it gets SIGTERM, then SIGKILL after the grace; resolves 0.
+ * - The agent runs in its own process group. The editor closes its side (end
+ *   of `io.stdin`) or a stop signal comes: every terminal is killed and
+ *   released, the agent's group gets SIGTERM (and its stdin is closed), then
+ *   SIGKILL after the grace; whatever is left of the group is killed;
+ *   resolves 0. A peer that stopped reading never holds the proxy up for
+ *   more than the grace.
  * - The agent exits or closes its stdout: every terminal is killed and
  *   released, the editor's stdout is flushed; resolves with the agent's exit
  *   code (128 + n for a signal n). An agent that closed stdout but lingers is
@@ -52,7 +55,8 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
   const grace = options.agentKillGraceMs ?? DEFAULT_AGENT_KILL_GRACE_MS;
   let child: ChildProcess;
   try {
-    child = spawn(program!, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so that stopping it also stops what it started.
+    child = spawn(program!, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (error) {
     io.stderr.write(`termgate acp-proxy: cannot start the agent ${program}: ${(error as Error).message}\n`);
     return 126;
@@ -87,24 +91,43 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
   ]);
   logger.info({ by: ending.by }, 'stopping');
 
+  const signalAgent = (signal: NodeJS.Signals): void => {
+    const pid = child.pid;
+    if (pid === undefined || pid <= 0) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // The group is gone.
+    }
+  };
+  // Signals first: closing the agent's stdin waits for queued writes, which an
+  // agent that stopped reading never takes, so it is not awaited.
   const stopAgent = async (): Promise<AgentExit> => {
     if (child.exitCode === null && child.signalCode === null) {
-      await agent.close().catch(() => undefined);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), grace);
+      signalAgent('SIGTERM');
+      const timer = setTimeout(() => signalAgent('SIGKILL'), grace);
+      void agent.close().catch(() => undefined);
       try {
         return await exited;
       } finally {
         clearTimeout(timer);
+        child.stdin?.destroy();
       }
     }
     return exited;
   };
+  /** Closes a transport, waiting for its queued writes at most `grace` (a peer may have stopped reading). */
+  const closeWithin = (transport: StdioTransport): Promise<unknown> =>
+    Promise.race([
+      transport.close().catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, grace).unref()),
+    ]);
 
   if (ending.by === 'editor') {
     await connection.shutdown();
     await stopAgent();
-    await editor.close();
+    signalAgent('SIGKILL'); // whatever the agent started and left behind
+    await closeWithin(editor);
     return 0;
   }
   // The agent ended (or closed its stdout): give it the grace to exit by itself.
@@ -116,8 +139,9 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
     ])) ??
     (await stopAgent());
   await connection.shutdown();
-  await editor.close();
-  await agent.close().catch(() => undefined);
+  signalAgent('SIGKILL'); // whatever the agent started and left behind
+  await closeWithin(editor);
+  await closeWithin(agent);
   // The editor may keep its end open; stop reading it so the process can exit.
   io.stdin.destroy();
   logger.info({ code: exit.code, signal: exit.signal }, 'agent exited');

@@ -42,8 +42,13 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Resolves once `pid` is gone; fails the test, naming the pid, if it outlives 10 s. */
 async function gone(pid: number): Promise<void> {
-  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+  const deadline = Date.now() + 10_000;
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} is still alive`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 let audit: string;
@@ -214,6 +219,38 @@ describe('termgate acp-proxy cancellation and shutdown', () => {
     await gone(sleepPid);
     expect(alive(agentPid)).toBe(false);
     expect(alive(sleepPid)).toBe(false);
+  });
+
+  test('an agent that never reads its stdin does not hold the proxy up: it is stopped, with its process group', async () => {
+    const proxy = spawn(
+      process.execPath,
+      [
+        BIN,
+        'acp-proxy',
+        '--audit',
+        path.join(audit, 'stuck.jsonl'),
+        '--log-level',
+        'silent',
+        '--',
+        'sh',
+        '-c',
+        'sleep 1000 & echo "pids $$ $!" >&2; wait',
+      ],
+      { stdio: ['pipe', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    proxy.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    while (!/pids \d+ \d+/.test(stderr)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const [, agentPid, sleepPid] = /pids (\d+) (\d+)/.exec(stderr)!.map(Number);
+    // More than the pipe holds: the proxy's writes to the agent back up.
+    const line = `${JSON.stringify({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's', pad: 'x'.repeat(1000) } })}\n`;
+    proxy.stdin.end(line.repeat(400));
+    const code = await new Promise((resolve) => proxy.once('exit', resolve));
+    expect(code).toBe(0);
+    await gone(agentPid!);
+    await gone(sleepPid!);
   });
 
   test('when the agent exits, the proxy exits with its code', async () => {
