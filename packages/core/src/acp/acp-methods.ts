@@ -15,6 +15,9 @@ export const ACP_CANCEL_REQUEST = '$/cancel_request';
 /** `session/update`: how agents report tool calls, and how the proxy keeps embedded terminals current. */
 export const ACP_SESSION_UPDATE = 'session/update';
 
+/** `session/request_permission`: its `toolCall` may embed terminals, which the proxy renders as text. */
+export const ACP_REQUEST_PERMISSION = 'session/request_permission';
+
 /** The ACP protocol revision this adapter serves; the caller context reads `acp/1`. */
 export const ACP_PROTOCOL = 'acp/1';
 

@@ -4,7 +4,7 @@ import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
-import { ACP_SESSION_UPDATE } from './acp-methods.js';
+import { ACP_REQUEST_PERMISSION, ACP_SESSION_UPDATE } from './acp-methods.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
@@ -159,6 +159,11 @@ export class AcpProxyConnection {
         this.toEditor(params === raw.params ? raw : { ...raw, params });
         return;
       }
+    }
+    if (message.kind === 'request' && message.method === ACP_REQUEST_PERMISSION && isObject(raw)) {
+      const params = this.relay.rewritePermission(raw.params);
+      this.toEditor(params === raw.params ? raw : { ...raw, params });
+      return;
     }
     if (isObject(raw) && 'result' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number')) {
       this.noteAgentInfo(raw.id, raw.result);

@@ -93,6 +93,25 @@ export class ToolCallTerminalRelay {
     return { ...params, update: { ...update, content: rendered } };
   }
 
+  /**
+   * The `session/request_permission` params to forward: its `toolCall` may
+   * embed terminals too (`ToolCallUpdate.content`). They are replaced by
+   * their current text once; a permission request is not kept current.
+   */
+  rewritePermission(params: unknown): unknown {
+    if (this.disposed || !isObject(params) || typeof params.sessionId !== 'string') return params;
+    const toolCall = params.toolCall;
+    if (!isObject(toolCall) || !Array.isArray(toolCall.content)) return params;
+    if (!toolCall.content.some((item) => terminalIdOf(item) !== null)) return params;
+    const sessionId = params.sessionId;
+    const content = toolCall.content.map((item) => {
+      const terminalId = terminalIdOf(item);
+      if (terminalId === null) return item;
+      return { type: 'content', content: { type: 'text', text: this.mirror(sessionId, terminalId).text() } };
+    });
+    return { ...params, toolCall: { ...toolCall, content } };
+  }
+
   /** Stops every mirror and timer; sends nothing more. */
   dispose(): void {
     this.disposed = true;

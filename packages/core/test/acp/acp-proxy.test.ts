@@ -102,6 +102,41 @@ describe('AcpProxy over in-memory channels', () => {
     expect(editor.received.filter((m) => Array.isArray(m))).toEqual([]);
   });
 
+  test('a permission request that embeds a terminal reaches the editor with its text instead', async () => {
+    const created = await agent.request('terminal/create', { sessionId: 's1', command: 'printf ready' });
+    const terminalId = (created.result as Json).terminalId as string;
+    await agent.request('terminal/wait_for_exit', { sessionId: 's1', terminalId });
+    const toolCall = {
+      toolCallId: 'c1',
+      title: 'run',
+      content: [
+        { type: 'content', content: { type: 'text', text: 'about to run' } },
+        { type: 'terminal', terminalId },
+      ],
+    };
+    // Embedding it in a tool call first starts the proxy's mirror of its output.
+    agent.send({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: { sessionId: 's1', update: { sessionUpdate: 'tool_call', ...toolCall } },
+    });
+    await editor.waitFor((m) => m.method === 'session/update' && JSON.stringify(m).includes('ready'));
+    agent.send({
+      jsonrpc: '2.0',
+      id: 'perm-1',
+      method: 'session/request_permission',
+      params: { sessionId: 's1', toolCall, options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }] },
+    });
+    const forwarded = await editor.waitFor((m) => m.id === 'perm-1');
+    const content = ((forwarded.params as Json).toolCall as Json).content as Json[];
+    expect(content[0]).toEqual(toolCall.content[0]);
+    expect(content[1]).toEqual({
+      type: 'content',
+      content: { type: 'text', text: expect.stringContaining('ready') },
+    });
+    expect(JSON.stringify(forwarded)).not.toContain('"terminal"');
+  });
+
   test('terminal/* is answered by the proxy, never forwarded; embedded terminals become live text', async () => {
     const created = await agent.request('terminal/create', {
       sessionId: 's1',
