@@ -31,7 +31,9 @@ export class TerminalMirror {
   private dropped = false;
   /** Total bytes the display accounts for; `null` until the first snapshot. */
   private covered: number | null = null;
+  /** Chunks that arrived before a snapshot covered them; bounded, see `hold`. */
   private pending: { chunk: Uint8Array; total: number }[] = [];
+  private pendingBytes = 0;
   private exit: ExitStatus | null = null;
   private unavailable: string | null = null;
   private resyncing = false;
@@ -75,6 +77,11 @@ export class TerminalMirror {
     return this.exit !== null;
   }
 
+  /** Nothing more will change: the command exited, or the terminal could not be read. */
+  get settled(): boolean {
+    return this.exit !== null || this.unavailable !== null;
+  }
+
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -107,14 +114,16 @@ export class TerminalMirror {
     this.covered = snapshot.totalBytes;
     const pending = this.pending;
     this.pending = [];
+    this.pendingBytes = 0;
     for (const { chunk, total } of pending) this.append(chunk, total);
     this.trim();
     this.changed();
   }
 
   private chunk(chunk: Uint8Array, total: number): void {
+    if (this.unavailable !== null) return;
     if (this.covered === null || this.resyncing) {
-      this.pending.push({ chunk, total });
+      this.hold(chunk, total);
       return;
     }
     this.append(chunk, total);
@@ -124,7 +133,7 @@ export class TerminalMirror {
 
   private append(chunk: Uint8Array, total: number): void {
     if (this.resyncing) {
-      this.pending.push({ chunk, total });
+      this.hold(chunk, total);
       return;
     }
     const covered = this.covered!;
@@ -133,7 +142,7 @@ export class TerminalMirror {
     if (start > covered) {
       // Bytes went by between the snapshot and the subscription: take a fresh snapshot.
       this.resyncing = true;
-      this.pending.push({ chunk, total });
+      this.hold(chunk, total);
       this.snapshot();
       return;
     }
@@ -147,8 +156,25 @@ export class TerminalMirror {
     this.dropped = true;
   }
 
+  /**
+   * Keeps a chunk until a snapshot covers it. Only the newest bytes matter for
+   * the display, so older held chunks are dropped past twice the display
+   * size; a gap that leaves is healed by the next snapshot (see `append`).
+   */
+  private hold(chunk: Uint8Array, total: number): void {
+    this.pending.push({ chunk, total });
+    this.pendingBytes += chunk.length;
+    while (this.pendingBytes > 2 * this.maxBytes && this.pending.length > 1) {
+      this.pendingBytes -= this.pending.shift()!.chunk.length;
+    }
+  }
+
+  /** The terminal cannot be read (refused, released, unknown): stop following it and hold nothing. */
   private fail(error: unknown): void {
     this.unavailable ??= error instanceof Error ? error.message : String(error);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.controller.abort();
     this.changed();
   }
 

@@ -1,6 +1,9 @@
 import type { CallerContext, TerminalHost } from '@termgate/termhost';
 import { TerminalMirror } from './terminal-mirror.js';
 
+/** Display copies kept at once; past it, copies of terminals that exited (or cannot be read) are dropped, oldest first. */
+export const MAX_MIRRORS = 256;
+
 /** At most four refreshes a second per tool call. */
 export const DEFAULT_DISPLAY_INTERVAL_MS = 250;
 
@@ -162,8 +165,19 @@ export class ToolCallTerminalRelay {
       );
       this.mirrors.set(key, mirror);
       mirror.start();
+      this.evictSettledMirrors();
     }
     return mirror;
+  }
+
+  /** Keeps memory bounded over a long session: drops the oldest settled copies past {@link MAX_MIRRORS}. */
+  private evictSettledMirrors(): void {
+    for (const [key, mirror] of this.mirrors) {
+      if (this.mirrors.size <= MAX_MIRRORS) return;
+      if (!mirror.settled) continue;
+      mirror.stop();
+      this.mirrors.delete(key);
+    }
   }
 
   private render(state: ToolCallState): unknown[] {
