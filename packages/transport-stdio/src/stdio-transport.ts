@@ -136,5 +136,9 @@ export class StdioTransport implements MessageTransport {
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);
     this.input.off('error', this.onEnd);
+    // A read error after we stopped listening must not become an uncaught 'error' event.
+    this.input.on('error', ignoreError);
   }
 }
+
+function ignoreError(): void {}

@@ -119,3 +119,13 @@ describe('StdioTransport close', () => {
     expect(messages).toEqual([{ a: 1 }]);
   });
 });
+
+describe('StdioTransport after its input was detached', () => {
+  it('absorbs a later read error instead of letting it crash the process', async () => {
+    const input = new PassThrough();
+    const transport = new StdioTransport(input, new PassThrough());
+    transport.start();
+    await transport.close();
+    expect(() => input.emit('error', new Error('read ECONNRESET'))).not.toThrow();
+  });
+});

@@ -210,7 +210,8 @@ export class AcpTerminalService {
     }
     const env = p.env as { name: string; value: string }[] | null | undefined;
     if (env && env.length > 0) {
-      const map: Record<string, string> = {};
+      // No prototype: a variable named `__proto__` is a variable like any other (and the policy judges it).
+      const map: Record<string, string> = Object.create(null);
       // Duplicate names: the last pair wins.
       for (const pair of env) map[pair.name] = pair.value;
       spec.env = map;
