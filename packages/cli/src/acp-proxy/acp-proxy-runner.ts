@@ -130,6 +130,10 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
     await closeWithin(editor);
     return 0;
   }
+  if (ending.exit !== undefined) {
+    // 'exit' can come before the agent's last lines were read: let its stdout end first (within the grace).
+    await Promise.race([connection.closed, new Promise((resolve) => setTimeout(resolve, grace).unref())]);
+  }
   // The agent ended (or closed its stdout): give it the grace to exit by itself.
   const exit =
     ending.exit ??
