@@ -26,4 +26,7 @@ export interface MessageTransport {
   send(message: unknown): Promise<void>;
   /** Stops reading and ends the output once queued writes are flushed. Idempotent. */
   close(): Promise<void>;
+  /** Stops reading input until `resume` (the peer then blocks on a full pipe). No effect after close. */
+  pause(): void;
+  resume(): void;
 }

@@ -61,6 +61,14 @@ export class StdioTransport implements MessageTransport {
     return write;
   }
 
+  pause(): void {
+    if (this.started && !this.inputEnded && !this.closed) this.input.pause();
+  }
+
+  resume(): void {
+    if (this.started && !this.inputEnded && !this.closed) this.input.resume();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -129,3 +129,20 @@ describe('StdioTransport after its input was detached', () => {
     expect(() => input.emit('error', new Error('read ECONNRESET'))).not.toThrow();
   });
 });
+
+describe('StdioTransport flow control', () => {
+  it('delivers nothing while paused, and everything in order after resume', async () => {
+    const input = new PassThrough();
+    const transport = new StdioTransport(input, new PassThrough());
+    const messages: unknown[] = [];
+    transport.onmessage = (m) => messages.push(m);
+    transport.start();
+    transport.pause();
+    input.write('{"n":1}\n{"n":2}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(messages).toEqual([]);
+    transport.resume();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(messages).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+});

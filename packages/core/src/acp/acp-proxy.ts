@@ -74,6 +74,8 @@ export class AcpProxyConnection {
   private readonly logger: Logger;
   private readonly initializeIds = new Set<string>();
   private shuttingDown: Promise<void> | null = null;
+  /** Writes to each side not yet flushed. */
+  private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
 
   constructor(
     private readonly editor: MessageChannel,
@@ -184,10 +186,25 @@ export class AcpProxyConnection {
     this.send(this.editor, message, 'editor');
   }
 
+  /**
+   * Forwards in order. Flow control: while more than `MAX_QUEUED_MESSAGES`
+   * writes to one side are not yet flushed (that peer stopped reading), the
+   * other side is paused, so a flood is held back by the pipes instead of
+   * growing this process's memory.
+   */
   private send(channel: MessageChannel, message: unknown, to: AcpProxySide): void {
-    channel.send(message).catch((error: unknown) => {
-      this.logger.debug({ err: error, to }, 'could not forward: the channel is closed');
-    });
+    const source = to === 'editor' ? this.agent : this.editor;
+    this.queued[to]++;
+    if (this.queued[to] === MAX_QUEUED_MESSAGES) source.pause?.();
+    channel
+      .send(message)
+      .catch((error: unknown) => {
+        this.logger.debug({ err: error, to }, 'could not forward: the channel is closed');
+      })
+      .finally(() => {
+        this.queued[to]--;
+        if (this.queued[to] === RESUME_BELOW) source.resume?.();
+      });
   }
 
   private framingError(from: MessageChannel, error: ChannelFramingError): void {
@@ -203,6 +220,10 @@ export class AcpProxyConnection {
     );
   }
 }
+
+/** Unflushed writes to one side past which the other side is paused, and the level at which it resumes. */
+export const MAX_QUEUED_MESSAGES = 256;
+const RESUME_BELOW = MAX_QUEUED_MESSAGES / 2;
 
 function invalidFromAgent(id: string | number | null, detail: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: ProtocolError.invalidRequest(detail).toWire() };

@@ -17,4 +17,11 @@ export interface MessageChannel {
   start(): void;
   send(message: unknown): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Flow control, optional: stop delivering messages (input is left unread,
+   * so the peer is slowed by its own backpressure) until `resume`. A relay
+   * pauses one side while the other side's writes back up.
+   */
+  pause?(): void;
+  resume?(): void;
 }

@@ -1,6 +1,7 @@
 import { ProcessTerminalHost } from '@termgate/termhost';
-import { AcpProxy, type AcpProxyConnection } from '../../src/acp/acp-proxy.js';
+import { AcpProxy, type AcpProxyConnection, MAX_QUEUED_MESSAGES } from '../../src/acp/acp-proxy.js';
 import { AjvSchemaValidator } from '../../src/adapters/ajv-schema-validator.js';
+import type { MessageChannel } from '../../src/ports/message-channel.js';
 import { AcpSchema } from './support/acp-schema.js';
 import { TestPeer } from './support/test-peer.js';
 
@@ -215,5 +216,43 @@ describe('AcpProxy over in-memory channels', () => {
       const gone = await agent.request('terminal/output', { sessionId, terminalId });
       expect((gone.error as Json).code).toBe(-32002);
     }
+  });
+});
+
+describe('AcpProxy flow control', () => {
+  test('an editor that stops reading pauses the agent until its writes drain', async () => {
+    const stalled: (() => void)[] = [];
+    let forwarded = 0;
+    const slowEditor: MessageChannel = {
+      start: () => undefined,
+      send: () =>
+        new Promise<void>((resolve) => {
+          forwarded++;
+          stalled.push(resolve);
+        }),
+      close: async () => undefined,
+    };
+    const states: string[] = [];
+    const agentSide = new TestPeer();
+    agentSide.channel.pause = () => states.push('paused');
+    agentSide.channel.resume = () => states.push('resumed');
+    const connection = new AcpProxy(host, new AjvSchemaValidator(), {}).connect(
+      slowEditor,
+      agentSide.channel,
+    );
+    const chunk = {
+      sessionId: 's',
+      update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } },
+    };
+    for (let i = 0; i < MAX_QUEUED_MESSAGES + 10; i++) {
+      agentSide.send({ jsonrpc: '2.0', method: 'session/update', params: chunk });
+    }
+    expect(forwarded).toBe(MAX_QUEUED_MESSAGES + 10);
+    expect(states).toEqual(['paused']);
+    // The editor reads again: every write settles and the agent is resumed once.
+    for (const resolve of stalled.splice(0)) resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(states).toEqual(['paused', 'resumed']);
+    await connection.shutdown();
   });
 });
