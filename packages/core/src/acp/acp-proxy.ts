@@ -13,6 +13,13 @@ type Json = Record<string, unknown>;
 
 export interface AcpProxyOptions extends ToolCallTerminalRelayOptions {
   readonly logger?: Logger;
+  /** Unflushed writes to one side past which the other side is paused. Default {@link MAX_QUEUED_MESSAGES}. */
+  readonly maxQueuedMessages?: number;
+  /**
+   * How long a side may leave paused writes unread (no write to it settles)
+   * before it counts as gone and the conversation ends. Default {@link STALL_TIMEOUT_MS}.
+   */
+  readonly stallTimeoutMs?: number;
 }
 
 /** Which side ended the conversation. */
@@ -76,6 +83,10 @@ export class AcpProxyConnection {
   private shuttingDown: Promise<void> | null = null;
   /** Writes to each side not yet flushed. */
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
+  private readonly stallTimers: Record<AcpProxySide, NodeJS.Timeout | null> = { editor: null, agent: null };
+  private readonly maxQueued: number;
+  private readonly stallTimeoutMs: number;
+  private endedBy!: (side: AcpProxySide) => void;
 
   constructor(
     private readonly editor: MessageChannel,
@@ -93,7 +104,10 @@ export class AcpProxyConnection {
       (params) => this.toEditor({ jsonrpc: '2.0', method: ACP_SESSION_UPDATE, params }),
       options,
     );
+    this.maxQueued = options.maxQueuedMessages ?? MAX_QUEUED_MESSAGES;
+    this.stallTimeoutMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
     this.closed = new Promise<AcpProxySide>((resolve) => {
+      this.endedBy = resolve;
       editor.onclose = () => resolve('editor');
       agent.onclose = () => resolve('agent');
     });
@@ -108,6 +122,8 @@ export class AcpProxyConnection {
   /** Stops the display relay, then kills and releases every terminal of the agent's sessions. Idempotent. */
   shutdown(): Promise<void> {
     this.shuttingDown ??= (async () => {
+      this.clearStall('editor');
+      this.clearStall('agent');
       this.relay.dispose();
       await this.service.closeAll();
     })();
@@ -187,15 +203,20 @@ export class AcpProxyConnection {
   }
 
   /**
-   * Forwards in order. Flow control: while more than `MAX_QUEUED_MESSAGES`
+   * Forwards in order. Flow control: while more than `maxQueuedMessages`
    * writes to one side are not yet flushed (that peer stopped reading), the
    * other side is paused, so a flood is held back by the pipes instead of
-   * growing this process's memory.
+   * growing this process's memory. A paused side cannot show its end of
+   * input, so a peer that leaves its writes unread for `stallTimeoutMs`
+   * counts as gone: `closed` resolves with it.
    */
   private send(channel: MessageChannel, message: unknown, to: AcpProxySide): void {
     const source = to === 'editor' ? this.agent : this.editor;
     this.queued[to]++;
-    if (this.queued[to] === MAX_QUEUED_MESSAGES) source.pause?.();
+    if (this.queued[to] === this.maxQueued) {
+      source.pause?.();
+      this.watchStall(to);
+    }
     channel
       .send(message)
       .catch((error: unknown) => {
@@ -203,8 +224,28 @@ export class AcpProxyConnection {
       })
       .finally(() => {
         this.queued[to]--;
-        if (this.queued[to] === RESUME_BELOW) source.resume?.();
+        if (this.stallTimers[to] !== null) this.watchStall(to); // progress: the peer reads again
+        if (this.queued[to] === Math.floor(this.maxQueued / 2)) {
+          this.clearStall(to);
+          source.resume?.();
+        }
       });
+  }
+
+  private watchStall(side: AcpProxySide): void {
+    this.clearStall(side);
+    const timer = setTimeout(() => {
+      this.logger.warn({ side, queued: this.queued[side] }, 'peer stopped reading; ending the conversation');
+      this.endedBy(side);
+    }, this.stallTimeoutMs);
+    timer.unref();
+    this.stallTimers[side] = timer;
+  }
+
+  private clearStall(side: AcpProxySide): void {
+    const timer = this.stallTimers[side];
+    if (timer !== null) clearTimeout(timer);
+    this.stallTimers[side] = null;
   }
 
   private framingError(from: MessageChannel, error: ChannelFramingError): void {
@@ -221,9 +262,10 @@ export class AcpProxyConnection {
   }
 }
 
-/** Unflushed writes to one side past which the other side is paused, and the level at which it resumes. */
-export const MAX_QUEUED_MESSAGES = 256;
-const RESUME_BELOW = MAX_QUEUED_MESSAGES / 2;
+/** Unflushed writes to one side past which the other side is paused (it resumes at half). */
+export const MAX_QUEUED_MESSAGES = 4096;
+/** How long a side may leave paused writes unread before it counts as gone. */
+export const STALL_TIMEOUT_MS = 30_000;
 
 function invalidFromAgent(id: string | number | null, detail: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: ProtocolError.invalidRequest(detail).toWire() };

@@ -1,5 +1,5 @@
 import { ProcessTerminalHost } from '@termgate/termhost';
-import { AcpProxy, type AcpProxyConnection, MAX_QUEUED_MESSAGES } from '../../src/acp/acp-proxy.js';
+import { AcpProxy, type AcpProxyConnection } from '../../src/acp/acp-proxy.js';
 import { AjvSchemaValidator } from '../../src/adapters/ajv-schema-validator.js';
 import type { MessageChannel } from '../../src/ports/message-channel.js';
 import { AcpSchema } from './support/acp-schema.js';
@@ -236,10 +236,10 @@ describe('AcpProxy flow control', () => {
     const agentSide = new TestPeer();
     agentSide.channel.pause = () => states.push('paused');
     agentSide.channel.resume = () => states.push('resumed');
-    const connection = new AcpProxy(host, new AjvSchemaValidator(), {}).connect(
-      slowEditor,
-      agentSide.channel,
-    );
+    const MAX_QUEUED_MESSAGES = 32;
+    const connection = new AcpProxy(host, new AjvSchemaValidator(), {
+      maxQueuedMessages: MAX_QUEUED_MESSAGES,
+    }).connect(slowEditor, agentSide.channel);
     const chunk = {
       sessionId: 's',
       update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } },
@@ -253,6 +253,28 @@ describe('AcpProxy flow control', () => {
     for (const resolve of stalled.splice(0)) resolve();
     await new Promise((resolve) => setImmediate(resolve));
     expect(states).toEqual(['paused', 'resumed']);
+    await connection.shutdown();
+  });
+
+  test('a side that leaves its writes unread past the stall timeout ends the conversation', async () => {
+    const neverReads: MessageChannel = {
+      start: () => undefined,
+      send: () => new Promise<void>(() => undefined),
+      close: async () => undefined,
+    };
+    const agentSide = new TestPeer();
+    let paused = false;
+    agentSide.channel.pause = () => {
+      paused = true;
+    };
+    const connection = new AcpProxy(host, new AjvSchemaValidator(), {
+      maxQueuedMessages: 4,
+      stallTimeoutMs: 50,
+    }).connect(neverReads, agentSide.channel);
+    for (let i = 0; i < 5; i++)
+      agentSide.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', n: i } });
+    expect(paused).toBe(true);
+    await expect(connection.closed).resolves.toBe('editor');
     await connection.shutdown();
   });
 });
