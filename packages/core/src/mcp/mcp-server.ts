@@ -281,7 +281,7 @@ export class McpConnection {
         ? new ProgressRelay(
             (progress, message) => {
               if (flight.cancelled) return;
-              void this.channel
+              return this.channel
                 .send({
                   jsonrpc: '2.0',
                   method: 'notifications/progress',

@@ -21,6 +21,9 @@ export interface ProgressRelayOptions {
  *   every byte pushed (characters split across chunks are joined), unless the
  *   per-message cap forced a skip, which the message then states.
  * - After `finish` or `discard`, nothing more is sent.
+ * - Backpressure: while the last notification is not yet written (the
+ *   client reads slowly), the next one waits and keeps coalescing, so at
+ *   most one notification and `maxMessageChars` of text are held per wait.
  */
 export class ProgressRelay {
   private readonly decoder = new StringDecoder('utf8');
@@ -34,9 +37,11 @@ export class ProgressRelay {
   private timer: NodeJS.Timeout | null = null;
   private lastSentAt = 0;
   private done = false;
+  /** A notification handed to `send` and not yet written. */
+  private sending = false;
 
   constructor(
-    private readonly send: (progress: number, message: string) => void,
+    private readonly send: (progress: number, message: string) => Promise<void> | void,
     options: ProgressRelayOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 50;
@@ -54,7 +59,7 @@ export class ProgressRelay {
   finish(): void {
     if (this.done) return;
     this.append(this.decoder.end());
-    this.flush();
+    this.flush(true);
     this.stop();
   }
 
@@ -91,8 +96,11 @@ export class ProgressRelay {
     }, wait);
   }
 
-  private flush(): void {
+  private flush(final = false): void {
     if (this.done || this.latestTotal <= this.sentTotal) return;
+    // Periodic updates wait for the previous one to be written; the final one
+    // goes at once (the channel keeps order) so it precedes the response.
+    if (this.sending && !final) return;
     let message = this.pending.join('');
     if (this.skippedChars > 0) {
       message = `[termgate: ${this.skippedChars} characters skipped in this update; terminal_output has the retained output]\n${message}`;
@@ -102,7 +110,18 @@ export class ProgressRelay {
     this.skippedChars = 0;
     this.sentTotal = this.latestTotal;
     this.lastSentAt = Date.now();
-    this.send(this.sentTotal, message);
+    const written = this.send(this.sentTotal, message);
+    if (written === undefined) return;
+    this.sending = true;
+    void written.then(
+      () => this.written(),
+      () => this.written(),
+    );
+  }
+
+  private written(): void {
+    this.sending = false;
+    if (!this.done && this.latestTotal > this.sentTotal) this.schedule();
   }
 
   private stop(): void {
