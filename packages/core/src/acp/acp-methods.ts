@@ -15,6 +15,9 @@ export const ACP_CANCEL_REQUEST = '$/cancel_request';
 /** `session/update`: how agents report tool calls, and how the proxy keeps embedded terminals current. */
 export const ACP_SESSION_UPDATE = 'session/update';
 
+/** `session/prompt`: one turn; the proxy brings the turn's tool calls up to date before its answer. */
+export const ACP_SESSION_PROMPT = 'session/prompt';
+
 /** `session/request_permission`: its `toolCall` may embed terminals, which the proxy renders as text. */
 export const ACP_REQUEST_PERMISSION = 'session/request_permission';
 

@@ -4,7 +4,7 @@ import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
-import { ACP_REQUEST_PERMISSION, ACP_SESSION_UPDATE } from './acp-methods.js';
+import { ACP_REQUEST_PERMISSION, ACP_SESSION_PROMPT, ACP_SESSION_UPDATE } from './acp-methods.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
@@ -80,6 +80,8 @@ export class AcpProxyConnection {
   private readonly relay: ToolCallTerminalRelay;
   private readonly logger: Logger;
   private readonly initializeIds = new Set<string>();
+  /** The editor's `session/prompt` requests in flight: id key → sessionId. */
+  private readonly promptSessions = new Map<string, string>();
   private shuttingDown: Promise<void> | null = null;
   /** Writes to each side not yet flushed. */
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
@@ -132,6 +134,15 @@ export class AcpProxyConnection {
 
   private fromEditor(raw: unknown): void {
     let message = raw;
+    if (
+      isObject(raw) &&
+      raw.method === ACP_SESSION_PROMPT &&
+      (typeof raw.id === 'string' || typeof raw.id === 'number') &&
+      isObject(raw.params) &&
+      typeof raw.params.sessionId === 'string'
+    ) {
+      this.promptSessions.set(idKey(raw.id), raw.params.sessionId);
+    }
     if (isObject(raw) && raw.method === 'initialize' && 'id' in raw) {
       message = { ...raw, params: withTerminalCapability(raw.params) };
       if (typeof raw.id === 'string' || typeof raw.id === 'number') this.initializeIds.add(idKey(raw.id));
@@ -183,8 +194,18 @@ export class AcpProxyConnection {
       this.toEditor(params === raw.params ? raw : { ...raw, params });
       return;
     }
-    if (isObject(raw) && 'result' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number')) {
-      this.noteAgentInfo(raw.id, raw.result);
+    if (
+      isObject(raw) &&
+      ('result' in raw || 'error' in raw) &&
+      (typeof raw.id === 'string' || typeof raw.id === 'number')
+    ) {
+      if ('result' in raw) this.noteAgentInfo(raw.id, raw.result);
+      const sessionId = this.promptSessions.get(idKey(raw.id));
+      if (sessionId !== undefined) {
+        // The turn ends: bring its tool calls up to date first.
+        this.promptSessions.delete(idKey(raw.id));
+        this.relay.flushSession(sessionId);
+      }
     }
     this.toEditor(raw);
   }

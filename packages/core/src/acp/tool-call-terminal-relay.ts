@@ -115,6 +115,19 @@ export class ToolCallTerminalRelay {
     return { ...params, toolCall: { ...toolCall, content } };
   }
 
+  /**
+   * Sends now every update of `sessionId` that is waiting for its interval,
+   * so that a turn's tool calls are current before the turn's answer
+   * (`session/prompt` response) reaches the editor.
+   */
+  flushSession(sessionId: string): void {
+    for (const state of this.toolCalls.values()) {
+      if (state.sessionId !== sessionId || state.timer === undefined) continue;
+      clearTimeout(state.timer);
+      this.flush(state);
+    }
+  }
+
   /** Stops every mirror and timer; sends nothing more. */
   dispose(): void {
     this.disposed = true;

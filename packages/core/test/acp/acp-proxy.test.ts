@@ -219,6 +219,45 @@ describe('AcpProxy over in-memory channels', () => {
   });
 });
 
+describe('AcpProxy turn boundaries', () => {
+  test("a turn's pending tool call updates reach the editor before the turn's answer", async () => {
+    const ed = new TestPeer();
+    const ag = new TestPeer();
+    const slow = new AcpProxy(host, new AjvSchemaValidator(), { intervalMs: 60_000 }).connect(
+      ed.channel,
+      ag.channel,
+    );
+    ed.send({
+      jsonrpc: '2.0',
+      id: 'turn-1',
+      method: 'session/prompt',
+      params: { sessionId: 's1', prompt: [] },
+    });
+    await ag.waitFor((m) => m.id === 'turn-1');
+    const created = await ag.request('terminal/create', {
+      sessionId: 's1',
+      command: 'printf one; sleep 0.2; printf " two"',
+    });
+    const terminalId = (created.result as Json).terminalId as string;
+    const update = {
+      sessionUpdate: 'tool_call',
+      toolCallId: 'c1',
+      title: 'run',
+      content: [{ type: 'terminal', terminalId }],
+    };
+    ag.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update } });
+    await ed.waitFor((m) => m.method === 'session/update');
+    await ag.request('terminal/wait_for_exit', { sessionId: 's1', terminalId });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    ag.send({ jsonrpc: '2.0', id: 'turn-1', result: { stopReason: 'end_turn' } });
+    const answer = await ed.waitFor((m) => m.id === 'turn-1');
+    const before = ed.received.slice(0, ed.received.indexOf(answer));
+    const texts = before.filter((m) => m.method === 'session/update').flatMap(textsOf);
+    expect(texts.at(-1)).toContain('one two');
+    await slow.shutdown();
+  });
+});
+
 describe('AcpProxy flow control', () => {
   test('an editor that stops reading pauses the agent until its writes drain', async () => {
     const stalled: (() => void)[] = [];
