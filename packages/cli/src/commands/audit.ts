@@ -10,8 +10,12 @@ import {
 import type { CliCommand, CliIo } from './cli-io.js';
 
 export const AUDIT_USAGE = `Usage:
-  termgate audit verify FILE [--json]
+  termgate audit verify FILE [--anchor SEQ:HASH]... [--json]
       Check the hash chain: no edits, gaps, reordering or truncation.
+      --anchor  a record's seq and hash noted elsewhere earlier (serve logs the
+                trail's head to stderr at start and stop): that record must still
+                be there with that hash. This catches what the chain alone cannot:
+                a rewrite with recomputed hashes, or records cut from the end.
       Exit 0 intact, 1 broken (naming the first bad seq), 2 usage or I/O error.
   termgate audit show FILE [--since ISO|DURATION] [--decision allow|deny]
                            [--terminal ID] [--grep REGEX] [--json]
@@ -72,8 +76,13 @@ function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']
 }
 
 function verify(argv: readonly string[], io: CliIo): number {
-  const { file, values } = parse(argv, { json: { type: 'boolean' } });
-  const result = verifyAuditFile(file);
+  const { file, values } = parse(argv, {
+    json: { type: 'boolean' },
+    anchor: { type: 'string', multiple: true },
+  });
+  const anchors = (values.anchor ?? []).map(parseAnchor);
+  let result: VerifyResult = verifyAuditFile(file);
+  if (result.ok) result = checkAnchors(file, result, anchors);
   if (values.json) {
     io.stdout.write(`${JSON.stringify({ file, ...result })}\n`);
   } else {
@@ -82,11 +91,53 @@ function verify(argv: readonly string[], io: CliIo): number {
   return result.ok ? 0 : 1;
 }
 
+interface Anchor {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+function parseAnchor(text: string): Anchor {
+  const match = /^(\d+):([0-9a-f]{64})$/.exec(text);
+  if (!match)
+    throw new UsageError(`--anchor must be SEQ:HASH (a seq and a 64-hex-digit hash), got "${text}"`);
+  return { seq: Number(match[1]), hash: match[2]! };
+}
+
+/** An intact chain must also still hold every anchored record, unchanged. */
+function checkAnchors(
+  file: string,
+  result: VerifyResult & { ok: true },
+  anchors: readonly Anchor[],
+): VerifyResult {
+  if (anchors.length === 0) return result;
+  const wanted = new Map(anchors.map((anchor) => [anchor.seq, anchor.hash]));
+  const found = new Map<number, { hash: string; line: number }>();
+  for (const entry of readAuditRecords(file)) {
+    if (!('record' in entry)) continue;
+    const { seq, hash } = entry.record as { seq?: unknown; hash?: unknown };
+    if (typeof seq === 'number' && typeof hash === 'string' && wanted.has(seq)) {
+      found.set(seq, { hash, line: entry.line });
+    }
+  }
+  for (const anchor of [...anchors].sort((a, b) => a.seq - b.seq)) {
+    const record = found.get(anchor.seq);
+    if (record?.hash === anchor.hash) continue;
+    const problem =
+      record === undefined
+        ? `anchored record seq ${anchor.seq} is missing: records were removed from the end of the file`
+        : `anchored record seq ${anchor.seq} has hash ${record.hash}, not ${anchor.hash}: the chain was rewritten`;
+    // line 0: the file has no such record.
+    return { ok: false, seq: anchor.seq, line: record?.line ?? 0, problem, records: result.records };
+  }
+  return result;
+}
+
 function describeVerdict(file: string, result: VerifyResult): string {
   if (result.ok && result.head === null) return `${file}: empty, nothing to verify`;
   if (result.ok) {
     return `${file}: intact, ${result.records} records (seq 1..${result.head?.seq}), head hash ${result.head?.hash}`;
   }
+  if (result.line === 0) return `${file}: BROKEN at seq ${result.seq}: ${result.problem}`;
   const intact =
     result.records === 0 ? 'no record before it is intact' : `seq 1..${result.seq - 1} are intact`;
   return `${file}: BROKEN at seq ${result.seq} (line ${result.line}): ${result.problem}; ${intact}`;

@@ -4,7 +4,7 @@ import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { TERMGATE_VERSION } from '../version.js';
 import { createGatedTerminalHost } from './gated-terminal-host.js';
-import type { PolicyRuntime } from './policy-runtime.js';
+import { anchorOf, type PolicyRuntime } from './policy-runtime.js';
 import { ServeApplication } from './serve-application.js';
 import {
   ROOT_LOGGER,
@@ -37,7 +37,9 @@ export function buildServeContainer(
   container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([
     async (reason) => {
       const ready = await runtime.catch(() => null);
-      ready?.stop(reason);
+      const head = ready?.stop(reason);
+      // An external witness of the trail's end: with it, `audit verify --anchor` catches a later rewrite.
+      if (head) logger.info({ auditHead: anchorOf(head), auditPath: ready?.auditPath }, 'audit trail closed');
     },
   ]);
   container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());

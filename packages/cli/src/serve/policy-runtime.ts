@@ -1,4 +1,10 @@
-import type { AuditSink, LoadedPolicy, PolicyGate } from '@termgate/policy';
+import type {
+  AuditSink,
+  ChainHead,
+  LoadedPolicy,
+  PinoAuditSink as PinoAuditSinkType,
+  PolicyGate,
+} from '@termgate/policy';
 import { TERMGATE_VERSION } from '../version.js';
 import { defaultAuditPath } from './default-audit-path.js';
 import type { ServeConfig } from './serve-config.js';
@@ -9,8 +15,13 @@ export interface PolicyRuntime {
   readonly gate: PolicyGate;
   readonly sink: AuditSink;
   readonly auditPath: string;
-  /** Appends `server-stop`, closes the trail and ends the judge's worker process. Call after every terminal ended. Idempotent. */
-  readonly stop: (reason: string) => void;
+  /**
+   * Appends `server-stop`, closes the trail and ends the judge's worker
+   * process. Returns the trail's head after the stop record (null when it
+   * could not be written), for the caller to log as an external anchor. Call
+   * after every terminal ended. Idempotent.
+   */
+  readonly stop: (reason: string) => ChainHead | null;
 }
 
 /** Seams for tests. */
@@ -61,7 +72,7 @@ export async function startPolicyRuntime(
     ...(options.judgeWorkerPath !== undefined && { workerPath: options.judgeWorkerPath }),
   });
   const auditPath = config.auditPath ?? defaultAuditPath();
-  let sink: AuditSink;
+  let sink: PinoAuditSinkType;
   try {
     // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
     if (judge.sha256 !== policy.sha256) {
@@ -83,17 +94,20 @@ export async function startPolicyRuntime(
     throw error;
   }
   notice(`termgate: policy ${policy.path} (sha256 ${policy.sha256.slice(0, 12)}…); audit trail ${auditPath}`);
+  notice(`termgate: audit head at start: ${anchorOf(sink.head)} (keep it: termgate audit verify --anchor)`);
   let stopped = false;
+  let finalHead: ChainHead | null = null;
   return {
     policy,
     gate: new PolicyGate(judge, sink, { path: policy.path, sha256: policy.sha256 }),
     sink,
     auditPath,
     stop: (reason) => {
-      if (stopped) return;
+      if (stopped) return finalHead;
       stopped = true;
       try {
         recordServerStop(sink, { reason });
+        finalHead = sink.head;
       } finally {
         try {
           sink.close();
@@ -101,6 +115,12 @@ export async function startPolicyRuntime(
           void judge.close();
         }
       }
+      return finalHead;
     },
   };
+}
+
+/** `SEQ:HASH`, the form `termgate audit verify --anchor` takes. */
+export function anchorOf(head: ChainHead | null): string {
+  return head === null ? '(empty)' : `${head.seq}:${head.hash}`;
 }

@@ -98,6 +98,38 @@ describe('termgate audit', () => {
       });
     });
 
+    test('--anchor: a head noted earlier catches records cut from the end and a rewritten chain', async () => {
+      const head = JSON.parse((await run(['verify', file, '--json'])).out).head as {
+        seq: number;
+        hash: string;
+      };
+      expect((await run(['verify', file, '--anchor', `${head.seq}:${head.hash}`])).code).toBe(0);
+
+      const original = readFileSync(file, 'utf8');
+      // Cut the last two records: the chain alone still verifies.
+      writeFileSync(file, `${original.split('\n').slice(0, 4).join('\n')}\n`);
+      expect((await run(['verify', file])).code).toBe(0);
+      const cut = await run(['verify', file, '--anchor', `${head.seq}:${head.hash}`]);
+      expect(cut.code).toBe(1);
+      expect(cut.out).toContain(`BROKEN at seq ${head.seq}: anchored record seq ${head.seq} is missing`);
+
+      // Rewrite everything with a fresh, self-consistent chain of the same length.
+      rmSync(file);
+      const forger = PinoAuditSink.open(file);
+      for (let i = 0; i < head.seq; i++) forger.append({ event: { action: 'forged' } });
+      forger.close();
+      expect((await run(['verify', file])).code).toBe(0);
+      const rewritten = await run(['verify', file, '--anchor', `${head.seq}:${head.hash}`]);
+      expect(rewritten.code).toBe(1);
+      expect(rewritten.out).toMatch(/the chain was rewritten/);
+    });
+
+    test('a malformed --anchor is a usage error', async () => {
+      const { code, err } = await run(['verify', file, '--anchor', '6:nothex']);
+      expect(code).toBe(2);
+      expect(err).toContain('--anchor must be SEQ:HASH');
+    });
+
     test('a missing file exits 2 with the I/O error on stderr', async () => {
       const { code, out, err } = await run(['verify', join(dir, 'missing.jsonl')]);
       expect(code).toBe(2);

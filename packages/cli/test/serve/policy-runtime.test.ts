@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { auditField, readAuditRecords } from '@termgate/policy';
+import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
 import type { ServeConfig } from '../../src/serve/serve-config.js';
@@ -75,6 +75,20 @@ describe('startPolicyRuntime with the judge in a worker process', () => {
     const decisions = records.filter((r) => auditField(r, 'event.action') === 'terminal-create');
     expect(decisions.map((r) => auditField(r, 'termgate.decision'))).toEqual(['allow', 'deny']);
     expect(decisions.map((r) => auditField(r, 'termgate.policy.sha256'))).toEqual([sha256, sha256]);
+  });
+
+  test('announces the head at start and returns the final head at stop, as verify --anchor takes them', async () => {
+    writeFileSync(policyPath, 'default: allow\n');
+    const notices: string[] = [];
+    const runtime = await startPolicyRuntime(config, (line) => notices.push(line), {
+      judgeWorkerPath: JUDGE_WORKER,
+    });
+    const head = runtime.stop('test over');
+    expect(runtime.stop('again')).toEqual(head);
+    const verified = verifyAuditFile(auditPath);
+    expect(verified).toMatchObject({ ok: true, head });
+    expect(head?.seq).toBe(2);
+    expect(notices.join('\n')).toMatch(/audit head at start: 1:[0-9a-f]{64}/);
   });
 
   test('fails closed when the policy tests fail in the worker: throws, and writes no trail', async () => {
