@@ -44,7 +44,8 @@ const call = async (name, args, options) => {
   return result.structuredContent;
 };
 
-const command = 'sleep 0.3; for i in 1 2 3; do echo "step $i"; sleep 0.3; done; echo "warning on stderr" >&2; exit 3';
+const command =
+  'sleep 0.3; for i in 1 2 3; do echo "step $i"; sleep 0.3; done; echo "warning on stderr" >&2; exit 3';
 const { terminalId } = await call('terminal_create', { command });
 say('  (output streams as progress notifications while the client waits:)');
 await call(
