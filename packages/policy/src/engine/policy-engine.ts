@@ -1,3 +1,4 @@
+import { basename, isAbsolute } from 'node:path';
 import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
 import { PolicyError } from '../policy-file/policy-error.js';
 import { realpathOrNull } from '../policy-file/policy-paths.js';
@@ -97,8 +98,19 @@ export class PolicyEngine implements CommandJudge {
     const verdicts = analysis.commands.map((command) => this.verdict(command, resolvedCwd));
     const denied = verdicts.filter((v) => v.decision === 'deny');
     // Dynamic targets are problems above; with allowDynamic they go unchecked, like `$cmd`.
+    // A relative target after `cd`, `find -execdir` or `env -C` lands elsewhere than the request cwd.
+    const movesCwd = analysis.commands.find(changesDirectory);
+    const unresolvable = (r: Redirection): boolean =>
+      movesCwd !== undefined && r.literal && !r.tilde && !isAbsolute(r.target);
+    for (const r of analysis.redirects.filter(unresolvable)) {
+      if (this.policy.allowDynamic) continue;
+      const shown = excerpt(movesCwd!.argv.join(' '));
+      refusals.push(
+        `cannot judge the relative redirection target \`${excerpt(r.target)}\`: the line changes directory (\`${shown}\`), so it is not resolved against the request cwd`,
+      );
+    }
     const writes = analysis.redirects
-      .filter((r) => r.literal)
+      .filter((r) => r.literal && !unresolvable(r))
       .map((r) => this.writeChecks.judge(r, resolvedCwd ?? request.cwd));
     const deniedWrites = writes.filter((w) => w.decision === 'deny');
     const base = { subcommands: withPaths(analysis.commands, writes), resolvedCwd };
@@ -170,6 +182,16 @@ export async function createPolicyEngine(
     }
   }
   return engine;
+}
+
+/** Programs that run commands in a directory other than the line's cwd (`cd`, `pushd`, `popd`, `find -execdir`, `env -C`). */
+function changesDirectory(command: SimpleCommand): boolean {
+  const name = basename(command.program);
+  const args = command.argv.slice(1);
+  if (name === 'cd' || name === 'pushd' || name === 'popd') return true;
+  if (name === 'find') return args.some((a) => a === '-execdir' || a === '-okdir');
+  if (name === 'env') return args.some((a) => /^(-[a-zA-Z]*C|--ch)/.test(a));
+  return false;
 }
 
 function ruleIds(verdicts: readonly CommandVerdict[]): string[] {

@@ -140,3 +140,33 @@ describe('default allow with denies', () => {
     expect(engine.judge(line('ls > x')).decision).toBe('deny');
   });
 });
+
+describe('a line that changes directory before it writes', () => {
+  let engine: PolicyEngine;
+  beforeAll(async () => {
+    engine = await engineFor(`  default: allow\n  deny: ['**/.git/**']\n`);
+  });
+
+  // Each relative target lands in .git, not in the request cwd the engine resolved it against.
+  test.each([
+    'cd .git && echo "[core] fsmonitor = id" >> config',
+    'cd .git; ls > config',
+    'pushd .git && ls > config',
+    '(cd .git && ls > config)',
+    'bash -c "cd .git; ls > config"',
+    'cd .git && bash -c "ls > config"',
+    'find . -name HEAD -execdir sh -c "ls > config" \\;',
+    'env -C .git sh -c "ls > config"',
+    'env --chdir=.git sh -c "ls > config"',
+  ])('%s: a relative target is refused as not statically resolvable', (command) => {
+    const decision = engine.judge(line(command));
+    expect(decision.decision).toBe('deny');
+    expect(decision.reason).toMatch(/changes directory/);
+  });
+
+  test('absolute and ~ targets are still judged, and lines without a cd are unaffected', () => {
+    expect(engine.judge(line(`cd src && ls > ${work}/src/out.txt`)).decision).toBe('allow');
+    expect(engine.judge(line(`cd src && ls > ${work}/.git/config`)).decision).toBe('deny');
+    expect(engine.judge(line('ls > out.txt && cat out.txt')).decision).toBe('allow');
+  });
+});
