@@ -211,7 +211,7 @@ export class ProcessTerminalHost implements TerminalHost {
     let child: SpawnedProcess;
     try {
       await checkDirectory(cwd);
-      child = await this.#spawn(judged, spec.env ?? {});
+      child = await this.#spawn(judged, judged.env);
     } catch (error) {
       this.#slots--;
       throw error;
