@@ -12,7 +12,7 @@ import {
 import { decodeAnsiC } from './ansi-c.js';
 import { type BashParser, ParseBudgetError } from './bash-grammar.js';
 import { prelex } from './prelex.js';
-import { dynamicReason } from './special-programs.js';
+import { assignedNames, dynamicReason } from './special-programs.js';
 import { wordToken } from './words.js';
 import { unwrap } from './wrappers.js';
 
@@ -589,6 +589,12 @@ class Extraction {
     }
     const dynamic = dynamicReason(name, argv);
     if (dynamic) this.problem(scope, 'dynamic', dynamic, at);
+    for (const assigned of assignedNames(
+      name,
+      argv.slice(1).map((t) => t.text),
+    )) {
+      this.assignments.push({ name: assigned, ...(at ? { range: at } : {}), via: scope.via });
+    }
     if (scope.depth >= MAX_DEPTH) {
       this.problem(scope, 'unparseable', 'wrappers nested too deeply', at);
       return;

@@ -89,3 +89,52 @@ export function dynamicReason(name: string, argv: readonly Token[]): string | nu
   }
   return null;
 }
+
+/** `read` options that take a value (the value of `-a` is an array name it assigns). */
+const READ_VALUE_OPTIONS = new Set(['a', 'd', 'i', 'n', 'N', 'p', 't', 'u']);
+/** `mapfile`/`readarray` options that take a value. */
+const MAPFILE_VALUE_OPTIONS = new Set(['d', 'n', 'O', 's', 'u', 'C', 'c']);
+
+/** Splits `-rp PROMPT name` style options; returns the values of `valueOptions` by letter and the operands. */
+function scanOptions(
+  args: readonly string[],
+  valueOptions: ReadonlySet<string>,
+): { values: { letter: string; value: string }[]; operands: string[] } {
+  const values: { letter: string; value: string }[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') break;
+    for (let c = 1; c < a.length; c++) {
+      const letter = a[c]!;
+      if (!valueOptions.has(letter)) continue;
+      const rest = a.slice(c + 1);
+      values.push({ letter, value: rest !== '' ? rest : (args[++i] ?? '') });
+      break;
+    }
+  }
+  return { values, operands: args.slice(i) };
+}
+
+/**
+ * Variable names a builtin assigns besides `NAME=value` words: `printf -v
+ * NAME`, `read NAME…`/`read -a NAME`, `mapfile NAME`/`readarray NAME`. They
+ * are checked like any assignment (the policy's env deny list), since
+ * `read PATH <<< …` changes what later commands in the line run.
+ */
+export function assignedNames(name: string, args: readonly string[]): string[] {
+  let names: string[] = [];
+  if (name === 'printf') names = printfTargets(args);
+  else if (name === 'read') {
+    const { values, operands } = scanOptions(args, READ_VALUE_OPTIONS);
+    names = [...values.filter((v) => v.letter === 'a').map((v) => v.value), ...operands];
+  } else if (name === 'mapfile' || name === 'readarray') {
+    const { operands } = scanOptions(args, MAPFILE_VALUE_OPTIONS);
+    names = operands.slice(-1);
+  }
+  return names.map((n) => n.replace(/\[.*$/, '')).filter((n) => n !== '');
+}
