@@ -80,3 +80,28 @@ describe('serveCommand fails closed', () => {
     expect(err).toContain('refusing to start');
   });
 });
+
+describe('serveCommand on a terminal', () => {
+  it('tells a person at a TTY how to register the server, on stderr only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'termgate-tty-'));
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    const serving = serveCommand(quiet('--audit', join(dir, 'a.jsonl')), { stdin, stdout, stderr });
+    stdin.end();
+    // Under jest the judge worker is not built next to the sources, so the
+    // server stops right after its start (exit 1); the hint comes before that.
+    await serving;
+    expect(err).toContain('claude mcp add termgate --');
+    expect(err).toContain('[mcp_servers.termgate]');
+    expect(out).toBe('');
+  });
+});
