@@ -1,4 +1,4 @@
-import { basename, isAbsolute } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
 import { PolicyError } from '../policy-file/policy-error.js';
 import { realpathOrNull } from '../policy-file/policy-paths.js';
@@ -98,41 +98,49 @@ export class PolicyEngine implements CommandJudge {
     const verdicts = analysis.commands.map((command) => this.verdict(command, resolvedCwd));
     const denied = verdicts.filter((v) => v.decision === 'deny');
     // Dynamic targets are problems above; with allowDynamic they go unchecked, like `$cmd`.
-    // A relative target after `cd`, `find -execdir` or `env -C` lands elsewhere than the request cwd.
+    // A relative target after `cd`/`pushd` may land in any directory the line can be in by
+    // then: it is judged against every one of them (any deny denies). When those directories
+    // cannot be known (`cd $X`, `cd -`, `find -execdir`, `env -C`, CDPATH set), it is refused.
+    const base = resolvedCwd ?? request.cwd;
     const movesCwd = analysis.commands.find(changesDirectory);
-    const unresolvable = (r: Redirection): boolean =>
-      movesCwd !== undefined && r.literal && !r.tilde && !isAbsolute(r.target);
-    for (const r of analysis.redirects.filter(unresolvable)) {
+    const dirs = movesCwd === undefined ? [base] : possibleDirectories(analysis, base);
+    const relative = (r: Redirection): boolean => r.literal && !r.tilde && !isAbsolute(r.target);
+    for (const r of analysis.redirects.filter((r) => dirs === null && relative(r))) {
       if (this.policy.allowDynamic) continue;
       const shown = excerpt(movesCwd!.argv.join(' '));
       refusals.push(
-        `cannot judge the relative redirection target \`${excerpt(r.target)}\`: the line changes directory (\`${shown}\`), so it is not resolved against the request cwd`,
+        `cannot judge the relative redirection target \`${excerpt(r.target)}\`: the line changes directory (\`${shown}\`) to a place not known in advance`,
       );
     }
     const writes = analysis.redirects
-      .filter((r) => r.literal && !unresolvable(r))
-      .map((r) => this.writeChecks.judge(r, resolvedCwd ?? request.cwd));
+      .filter((r) => r.literal && !(dirs === null && relative(r)))
+      .map((r) => {
+        if (!relative(r) || dirs === null || dirs.length === 1)
+          return this.writeChecks.judge(r, dirs?.[0] ?? base);
+        const judged = dirs.map((dir) => this.writeChecks.judge(r, dir));
+        return judged.find((w) => w.decision === 'deny') ?? judged[judged.length - 1]!;
+      });
     const deniedWrites = writes.filter((w) => w.decision === 'deny');
-    const base = { subcommands: withPaths(analysis.commands, writes), resolvedCwd };
+    const common = { subcommands: withPaths(analysis.commands, writes), resolvedCwd };
     let decision: PolicyDecision;
     if (refusals.length > 0 || denied.length > 0 || deniedWrites.length > 0) {
       const parts = [...refusals, ...denied.map(describe), ...deniedWrites.map(describeWrite)];
       decision = {
-        ...base,
+        ...common,
         decision: 'deny',
         ruleIds: [...ruleIds(denied), ...writeIds(deniedWrites)],
         reason: `denied: ${parts.join('; ')}`,
       };
     } else if (verdicts.length === 0) {
       decision = {
-        ...base,
+        ...common,
         decision: this.policy.default,
         ruleIds: [],
         reason: `${this.policy.default === 'allow' ? 'allowed' : 'denied'}: no command to run; the default (${this.policy.default}) decided`,
       };
     } else {
       decision = {
-        ...base,
+        ...common,
         decision: 'allow',
         ruleIds: [...ruleIds(verdicts), ...writeIds(writes)],
         reason: `allowed: ${verdicts.map(describe).join('; ')}`,
@@ -182,6 +190,39 @@ export async function createPolicyEngine(
     }
   }
   return engine;
+}
+
+/** At most this many directories are tracked for one line; past it, relative writes are refused. */
+const MAX_TRACKED_DIRECTORIES = 16;
+
+/**
+ * Every directory a line may be in when it writes: the request cwd and each
+ * literal `cd`/`pushd` target, resolved (lexically) against every directory
+ * reached before it, in source order. An over-approximation that is sound
+ * for any control flow: a write is judged against all of them. `null` when
+ * a target cannot be known in advance: no operand (`$HOME`), `-`, `~…`, an
+ * expansion or a glob, CDPATH assigned in the line, `find -execdir`,
+ * `env -C`, or too many directories.
+ */
+function possibleDirectories(analysis: LineAnalysis, cwd: string): string[] | null {
+  if (analysis.assignments.some((a) => a.name === 'CDPATH')) return null;
+  const dirs = new Set([cwd]);
+  for (const command of analysis.commands) {
+    if (!changesDirectory(command)) continue;
+    const name = basename(command.program);
+    if (name === 'popd') continue; // back to a directory already tracked
+    if (name !== 'cd' && name !== 'pushd') return null;
+    const operands = command.argv
+      .slice(1)
+      .filter((a, i, all) => !(/^-[LPe@]+$/.test(a) || (a === '--' && i === all.indexOf('--'))));
+    if (operands.length !== 1) return null;
+    const target = operands[0]!;
+    // Expansions and globs (or a quoted `$`, conservatively) are not known in advance.
+    if (target === '' || target === '-' || /^[~+]|[$`*?[]/.test(target)) return null;
+    for (const dir of [...dirs]) dirs.add(resolve(dir, target));
+    if (dirs.size > MAX_TRACKED_DIRECTORIES) return null;
+  }
+  return [...dirs];
 }
 
 /** Programs that run commands in a directory other than the line's cwd (`cd`, `pushd`, `popd`, `find -execdir`, `env -C`). */

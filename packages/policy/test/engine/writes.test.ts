@@ -147,7 +147,8 @@ describe('a line that changes directory before it writes', () => {
     engine = await engineFor(`  default: allow\n  deny: ['**/.git/**']\n`);
   });
 
-  // Each relative target lands in .git, not in the request cwd the engine resolved it against.
+  // Each relative target lands in .git, not in the request cwd: judged against every
+  // directory the line can be in, one of which is .git, so it is denied by `writes.deny`.
   test.each([
     'cd .git && echo "[core] fsmonitor = id" >> config',
     'cd .git; ls > config',
@@ -155,13 +156,33 @@ describe('a line that changes directory before it writes', () => {
     '(cd .git && ls > config)',
     'bash -c "cd .git; ls > config"',
     'cd .git && bash -c "ls > config"',
+    'cd src; cd ../.git; ls > config',
+  ])('%s: the write is judged where it lands, and denied', (command) => {
+    const decision = engine.judge(line(command));
+    expect(decision.decision).toBe('deny');
+    expect(decision.ruleIds).toContain('writes.deny[0]');
+  });
+
+  // Where these land cannot be known before the line runs: the relative target is refused.
+  test.each([
     'find . -name HEAD -execdir sh -c "ls > config" \\;',
     'env -C .git sh -c "ls > config"',
     'env --chdir=.git sh -c "ls > config"',
+    'cd "$DIR" && ls > config',
+    'cd - && ls > config',
+    'cd && ls > config',
+    'cd ~/x && ls > config',
+    'cd .g* && ls > config',
+    'CDPATH=/ cd etc && ls > passwd',
   ])('%s: a relative target is refused as not statically resolvable', (command) => {
     const decision = engine.judge(line(command));
     expect(decision.decision).toBe('deny');
-    expect(decision.reason).toMatch(/changes directory/);
+    expect(decision.reason).toMatch(/changes directory .* not known in advance/);
+  });
+
+  test('a cd into an allowed directory keeps ordinary writes allowed', () => {
+    expect(engine.judge(line('cd src && npm run build > build.log 2>&1')).decision).toBe('allow');
+    expect(engine.judge(line('pushd src && ls > listing.txt; popd')).decision).toBe('allow');
   });
 
   test('absolute and ~ targets are still judged, and lines without a cd are unaffected', () => {
