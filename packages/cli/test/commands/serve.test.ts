@@ -24,7 +24,10 @@ describe('parseServeArgs', () => {
   );
 });
 
-async function serveWith(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+async function serveWith(
+  argv: string[],
+  stdin: PassThrough = new PassThrough(),
+): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -35,7 +38,7 @@ async function serveWith(argv: string[]): Promise<{ code: number; out: string; e
   stderr.on('data', (c: Buffer) => {
     err += c.toString();
   });
-  const code = await serveCommand(argv, { stdin: new PassThrough(), stdout, stderr });
+  const code = await serveCommand(argv, { stdin, stdout, stderr });
   return { code, out, err };
 }
 
@@ -85,21 +88,10 @@ describe('serveCommand on a terminal', () => {
   it('tells a person at a TTY how to register the server, on stderr only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'termgate-tty-'));
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    const serving = serveCommand(quiet('--audit', join(dir, 'a.jsonl')), { stdin, stdout, stderr });
     stdin.end();
     // Under jest the judge worker is not built next to the sources, so the
     // server stops right after its start (exit 1); the hint comes before that.
-    await serving;
+    const { out, err } = await serveWith(quiet('--audit', join(dir, 'a.jsonl')), stdin);
     expect(err).toContain('claude mcp add termgate --');
     expect(err).toContain('[mcp_servers.termgate]');
     expect(out).toBe('');

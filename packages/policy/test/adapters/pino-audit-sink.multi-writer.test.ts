@@ -2,28 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AuditError, PinoAuditSink, verifyAuditFile } from '@termgate/policy';
+import { PinoAuditSink, verifyAuditFile } from '@termgate/policy';
+import { codeOf, records } from '../audit/support/audit-file.js';
 import { tempDir } from '../audit/support/temp-dir.js';
 
 const DIST_INDEX = resolve(__dirname, '../../dist/index.js');
 const WRITER = resolve(__dirname, 'fixtures/append-writer.mjs');
-
-function records(file: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return AuditError.is(error) ? error.code : `not an AuditError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 function runWriter(
   file: string,

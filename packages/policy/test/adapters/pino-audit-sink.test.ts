@@ -1,27 +1,11 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { AuditError, PinoAuditSink, verifyAuditFile } from '@termgate/policy';
+import { PinoAuditSink, verifyAuditFile } from '@termgate/policy';
+import { codeOf, records } from '../audit/support/audit-file.js';
 import { tempDir } from '../audit/support/temp-dir.js';
 
 const isRoot = process.getuid?.() === 0;
 const onLinux = process.platform === 'linux';
-
-function records(file: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return AuditError.is(error) ? error.code : `not an AuditError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('PinoAuditSink', () => {
   let dir: ReturnType<typeof tempDir>;
