@@ -11,6 +11,8 @@ export { PinoAuditSink, type PinoAuditSinkOptions } from './adapters/pino-audit-
 export { AuditError, type AuditErrorCode } from './audit/audit-error.js';
 export { type ChainHead, sha256Hex } from './audit/chain.js';
 export {
+  type NetworkRefusal,
+  networkRefusedEvent,
   type PolicyInfo,
   type RecordedDecision,
   recordServerStart,
@@ -51,6 +53,7 @@ export type {
   PolicyLimits,
   PolicyRule,
   PolicyTest,
+  SandboxPolicy,
   SourcePosition,
   WritePattern,
   WritesPolicy,
@@ -59,6 +62,12 @@ export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
 export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';
 export { AUDIT_SINK, type AuditEvent, type AuditSink } from './ports/audit-sink.js';
 export { COMMAND_JUDGE, type CommandJudge } from './ports/command-judge.js';
+export { sandboxProfileSha256 } from './sandbox/profile-digest.js';
+export {
+  type ProtectedPaths,
+  SandboxProfiler,
+  type SandboxProfilerOptions,
+} from './sandbox/sandbox-profiler.js';
 export type { Assignment, LineAnalysis, Problem } from './shell/analysis.js';
 export { assertBashCompatibleShell } from './shell/assert-bash.js';
-export { DEFAULT_POLICY_PATH } from './shell/module-location.js';
+export { DEFAULT_POLICY_PATH, REPO_ROOT as INSTALL_ROOT } from './shell/module-location.js';

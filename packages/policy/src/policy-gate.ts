@@ -4,6 +4,7 @@ import type {
   Gate,
   GateDecision,
   GateRequest,
+  SandboxProfile,
   SpawnedEvent,
   TerminalId,
   TerminalObserver,
@@ -19,6 +20,8 @@ import {
 import type { PolicyDecision } from './decision.js';
 import type { AuditSink } from './ports/audit-sink.js';
 import type { CommandJudge } from './ports/command-judge.js';
+import { sandboxProfileSha256 } from './sandbox/profile-digest.js';
+import type { SandboxProfiler } from './sandbox/sandbox-profiler.js';
 
 /**
  * Decides the verbs after `create` (output, wait, kill, release). The
@@ -36,6 +39,12 @@ export const allowFollowUps: FollowUpPolicy = (request) => ({
 
 export interface PolicyGateOptions {
   readonly followUp?: FollowUpPolicy;
+  /**
+   * When given and enabled, every allowed create carries the sandbox profile
+   * for its cwd; its sha256 is in the decision and spawn records. A profile
+   * that cannot be computed turns the allow into a refusal.
+   */
+  readonly sandbox?: SandboxProfiler;
 }
 
 /**
@@ -62,8 +71,11 @@ export interface PolicyGateOptions {
  */
 export class PolicyGate implements Gate, TerminalObserver {
   private readonly followUp: FollowUpPolicy;
+  private readonly sandbox: SandboxProfiler | null;
   /** pid of each spawned, not yet exited terminal, for its exit record. */
   private readonly pids = new Map<TerminalId, number>();
+  /** sha256 of each allowed create's sandbox profile, for its spawn record. */
+  private readonly profiles = new Map<TerminalId, string>();
 
   constructor(
     private readonly judge: CommandJudge,
@@ -72,6 +84,7 @@ export class PolicyGate implements Gate, TerminalObserver {
     options: PolicyGateOptions = {},
   ) {
     this.followUp = options.followUp ?? allowFollowUps;
+    this.sandbox = options.sandbox?.enabled ? options.sandbox : null;
   }
 
   decide(request: GateRequest): GateDecision | Promise<GateDecision> {
@@ -80,7 +93,9 @@ export class PolicyGate implements Gate, TerminalObserver {
 
   onSpawned(event: SpawnedEvent): void {
     this.pids.set(event.terminalId, event.pid);
-    this.sink.append(spawnEvent(event));
+    const profile = this.profiles.get(event.terminalId);
+    this.profiles.delete(event.terminalId);
+    this.sink.append(spawnEvent(event, profile));
   }
 
   onExited(event: ExitedEvent): void {
@@ -111,15 +126,36 @@ export class PolicyGate implements Gate, TerminalObserver {
 
   /** Records the judged create, then answers it (a refusal when the record cannot be written). */
   private answerCreate(request: GateRequest, judged: RecordedDecision): GateDecision {
+    let sandbox: SandboxProfile | undefined;
+    let decided = judged;
+    if (judged.decision === 'allow' && this.sandbox !== null) {
+      try {
+        sandbox = this.sandbox.profile(judged.resolvedCwd ?? request.spec.cwd);
+        decided = { ...judged, sandboxSha256: sandboxProfileSha256(sandbox) };
+      } catch (error) {
+        decided = {
+          decision: 'deny',
+          ruleIds: [],
+          reason: `the sandbox profile could not be computed: ${describeCause(error)}; nothing was run`,
+          subcommands: judged.subcommands ?? [],
+          resolvedCwd: judged.resolvedCwd ?? null,
+        };
+      }
+    }
     try {
-      this.sink.append(decisionEvent(request, judged, this.policy));
+      this.sink.append(decisionEvent(request, decided, this.policy));
     } catch (error) {
       return { allow: false, reason: `audit trail unavailable: ${describeCause(error)}; nothing was run` };
     }
-    if (judged.decision !== 'allow') return { allow: false, reason: judged.reason, ruleIds: judged.ruleIds };
-    return judged.resolvedCwd != null
-      ? { allow: true, reason: judged.reason, cwd: judged.resolvedCwd }
-      : { allow: true, reason: judged.reason };
+    if (decided.decision !== 'allow')
+      return { allow: false, reason: decided.reason, ruleIds: decided.ruleIds };
+    if (decided.sandboxSha256 !== undefined) this.profiles.set(request.terminalId, decided.sandboxSha256);
+    return {
+      allow: true,
+      reason: decided.reason,
+      ...(decided.resolvedCwd != null && { cwd: decided.resolvedCwd }),
+      ...(sandbox !== undefined && { sandbox }),
+    };
   }
 
   private decideFollowUp(request: GateRequest): GateDecision {

@@ -7,6 +7,15 @@ export { AllowAllGate } from './adapters/allow-all-gate.js';
 export { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
 export { DeferredTerminalHost } from './adapters/deferred-terminal-host.js';
 export { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
+export {
+  BubblewrapSandbox,
+  type BubblewrapSandboxOptions,
+  SANDBOX_PROXY_PORT,
+  type SandboxNetwork,
+} from './adapters/sandbox/bubblewrap-sandbox.js';
+export { checkHostPattern } from './adapters/sandbox/host-allowlist.js';
+export type { RefusedConnection } from './adapters/sandbox/http-allowlist-proxy.js';
+export { SandboxUnavailableError } from './adapters/sandbox/sandbox-unavailable-error.js';
 export { NON_INTERACTIVE_ENV, SHELL_STARTUP_ENV } from './environment.js';
 export { TermhostError, type TermhostErrorCode } from './errors.js';
 export { GATE, type Gate, type GateDecision, type GateRequest, type GateVerb } from './ports/gate.js';
@@ -33,6 +42,7 @@ export {
   ProcessTerminalHost,
   type ProcessTerminalHostOptions,
 } from './process-terminal-host.js';
+export type { SandboxProfile } from './sandbox-profile.js';
 export type {
   CallerContext,
   ExitStatus,

@@ -11,6 +11,7 @@ import type { ProcessSpawner, SpawnedProcess } from './ports/process-spawner.js'
 import type { TerminalHost, WaitOptions } from './ports/terminal-host.js';
 import type { TerminalObserver } from './ports/terminal-observer.js';
 import { ProcessTerminal, type TerminalExitReport } from './process-terminal.js';
+import type { SandboxProfile } from './sandbox-profile.js';
 import type {
   CallerContext,
   ExitStatus,
@@ -211,7 +212,7 @@ export class ProcessTerminalHost implements TerminalHost {
     let child: SpawnedProcess;
     try {
       await checkDirectory(cwd);
-      child = await this.#spawn(judged, judged.env);
+      child = await this.#spawn(judged, judged.env, decision.sandbox);
     } catch (error) {
       this.#slots--;
       throw error;
@@ -239,12 +240,18 @@ export class ProcessTerminalHost implements TerminalHost {
   async #spawn(
     spec: ResolvedTerminalSpec,
     requestedEnv: Readonly<Record<string, string>>,
+    sandbox: SandboxProfile | undefined,
   ): Promise<SpawnedProcess> {
     const line = spec.args === null;
     const env = commandEnvironment(line ? this.#lineEnv : this.#argvEnv, requestedEnv, line);
     const program = spec.argv[0]!;
     try {
-      return await this.#spawner.spawn({ argv: spec.argv, cwd: spec.cwd, env });
+      return await this.#spawner.spawn({
+        argv: spec.argv,
+        cwd: spec.cwd,
+        env,
+        ...(sandbox !== undefined && { sandbox }),
+      });
     } catch (error) {
       const errno = (error as NodeJS.ErrnoException | undefined)?.code;
       const details = { program, cwd: spec.cwd, errno: errno ?? null };
@@ -252,6 +259,13 @@ export class ProcessTerminalHost implements TerminalHost {
         throw new TermhostError(
           'PROGRAM_NOT_FOUND',
           `Program not found: ${program} (cwd ${spec.cwd})`,
+          details,
+        );
+      }
+      if (errno === 'ESANDBOX') {
+        throw new TermhostError(
+          'SPAWN_FAILED',
+          `The sandbox could not confine ${program}, so it was not started: ${error instanceof Error ? error.message : String(error)}`,
           details,
         );
       }

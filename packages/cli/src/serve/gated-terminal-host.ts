@@ -1,4 +1,4 @@
-import { ProcessTerminalHost } from '@termgate/termhost';
+import { CrossSpawnProcessSpawner, ProcessTerminalHost } from '@termgate/termhost';
 import type { Logger } from 'pino';
 import type { PolicyRuntime } from './policy-runtime.js';
 import type { ServeConfig } from './serve-config.js';
@@ -8,7 +8,8 @@ import type { ServeConfig } from './serve-config.js';
  * `acp-proxy` alike: the policy gate decides every verb and, as the
  * observer, records spawns and exits (with output digests); the policy's
  * limits and inherited environment apply; command lines run in bash (or the
- * checked `--shell`) without startup files.
+ * checked `--shell`) without startup files; with the policy's sandbox on,
+ * every command runs inside it.
  */
 export function createGatedTerminalHost(
   config: Pick<ServeConfig, 'cwd' | 'shell'>,
@@ -21,6 +22,7 @@ export function createGatedTerminalHost(
     gate: runtime.gate,
     observer: runtime.gate,
     digestOutput: true,
+    ...(runtime.sandbox !== null && { spawner: runtime.sandbox.wrap(new CrossSpawnProcessSpawner()) }),
     inheritEnv: runtime.policy.inheritedEnv(process.env),
     ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
     ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),

@@ -7,6 +7,7 @@ import type {
 } from '@termgate/policy';
 import { TERMGATE_VERSION } from '../version.js';
 import { defaultAuditPath } from './default-audit-path.js';
+import { type SandboxRuntime, startSandbox } from './sandbox-runtime.js';
 import type { ServeConfig } from './serve-config.js';
 
 /** What the policy side of `serve` is made of once it started. */
@@ -15,6 +16,8 @@ export interface PolicyRuntime {
   readonly gate: PolicyGate;
   readonly sink: AuditSink;
   readonly auditPath: string;
+  /** The started sandbox, or `null` when the policy's sandbox mode is `off`. */
+  readonly sandbox: SandboxRuntime | null;
   /**
    * Appends `server-stop`, closes the trail and ends the judge's worker
    * process. Returns the trail's head after the stop record (null when it
@@ -54,6 +57,7 @@ export async function startPolicyRuntime(
     assertBashCompatibleShell,
     ChildProcessCommandJudge,
     DEFAULT_POLICY_PATH,
+    INSTALL_ROOT,
     loadPolicyFile,
     PinoAuditSink,
     PolicyGate,
@@ -72,7 +76,8 @@ export async function startPolicyRuntime(
     ...(options.judgeWorkerPath !== undefined && { workerPath: options.judgeWorkerPath }),
   });
   const auditPath = config.auditPath ?? defaultAuditPath();
-  let sink: PinoAuditSinkType;
+  let sink: PinoAuditSinkType | undefined;
+  let sandbox: SandboxRuntime | null = null;
   try {
     // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
     if (judge.sha256 !== policy.sha256) {
@@ -85,33 +90,55 @@ export async function startPolicyRuntime(
       fsync: config.auditFsync,
       service: { name: 'termgate', version: TERMGATE_VERSION },
     });
+    sandbox = await startSandbox(
+      policy,
+      { policyPath: policy.path, auditPath, installRoot: INSTALL_ROOT },
+      sink,
+    );
+    const network = policy.sandbox.network;
     recordServerStart(sink, {
       policy: { path: policy.path, sha256: policy.sha256 },
       version: TERMGATE_VERSION,
+      sandbox: { mode: policy.sandbox.mode, network: typeof network === 'string' ? network : network.allow },
     });
   } catch (error) {
+    sandbox?.close();
+    sink?.close();
     await judge.close();
     throw error;
   }
   notice(`termgate: policy ${policy.path} (sha256 ${policy.sha256.slice(0, 12)}…); audit trail ${auditPath}`);
+  notice(
+    sandbox === null
+      ? 'termgate: sandbox off: commands run unconfined (the policy still judges every line)'
+      : `termgate: sandbox on (bubblewrap): writable ${policy.sandbox.writable.join(', ') || '(none)'}; network ${describeNetwork(policy.sandbox.network)}`,
+  );
   notice(`termgate: audit head at start: ${anchorOf(sink.head)} (keep it: termgate audit verify --anchor)`);
   let stopped = false;
   let finalHead: ChainHead | null = null;
+  const opened = sink;
   return {
     policy,
-    gate: new PolicyGate(judge, sink, { path: policy.path, sha256: policy.sha256 }),
-    sink,
+    gate: new PolicyGate(
+      judge,
+      opened,
+      { path: policy.path, sha256: policy.sha256 },
+      sandbox === null ? {} : { sandbox: sandbox.profiler },
+    ),
+    sink: opened,
     auditPath,
+    sandbox,
     stop: (reason) => {
       if (stopped) return finalHead;
       stopped = true;
       try {
-        recordServerStop(sink, { reason });
-        finalHead = sink.head;
+        recordServerStop(opened, { reason });
+        finalHead = opened.head;
       } finally {
         try {
-          sink.close();
+          opened.close();
         } finally {
+          sandbox?.close();
           void judge.close();
         }
       }
@@ -123,4 +150,8 @@ export async function startPolicyRuntime(
 /** `SEQ:HASH`, the form `termgate audit verify --anchor` takes. */
 export function anchorOf(head: ChainHead | null): string {
   return head === null ? '(empty)' : `${head.seq}:${head.hash}`;
+}
+
+function describeNetwork(network: LoadedPolicy['sandbox']['network']): string {
+  return typeof network === 'string' ? network : `allowlist (${network.allow.join(', ')})`;
 }

@@ -24,6 +24,8 @@ export interface RecordedDecision {
   readonly subcommands?: readonly SimpleCommand[];
   /** The cwd the command will run in, when the engine resolved it. */
   readonly resolvedCwd?: string | null;
+  /** sha256 of the sandbox profile an allowed create runs under, when sandboxed. */
+  readonly sandboxSha256?: string;
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -80,6 +82,7 @@ export function decisionEvent(
             env_names: Object.keys(spec.env).sort(),
             ...(cwd !== spec.cwd ? { cwd_requested: spec.cwd } : {}),
             subcommands: decided.subcommands ?? [],
+            ...(decided.sandboxSha256 !== undefined ? { sandbox: { sha256: decided.sandboxSha256 } } : {}),
           }
         : {}),
       ...(policy !== undefined ? { policy: { sha256: policy.sha256 } } : {}),
@@ -88,8 +91,8 @@ export function decisionEvent(
   };
 }
 
-/** `terminal-spawn`: the process exists. */
-export function spawnEvent(event: SpawnedEvent): AuditEvent {
+/** `terminal-spawn`: the process exists; `sandboxSha256` names the profile it is confined to. */
+export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string): AuditEvent {
   return {
     event: {
       kind: 'event',
@@ -99,7 +102,11 @@ export function spawnEvent(event: SpawnedEvent): AuditEvent {
       outcome: 'success',
     },
     process: { pid: event.pid },
-    termgate: { terminal_id: event.terminalId, ...callerFields(event.caller) },
+    termgate: {
+      terminal_id: event.terminalId,
+      ...(sandboxSha256 !== undefined ? { sandbox: { sha256: sandboxSha256 } } : {}),
+      ...callerFields(event.caller),
+    },
   };
 }
 
@@ -134,6 +141,8 @@ export function exitEvent(event: ExitedEvent, pid?: number): AuditEvent {
 
 export interface ServerStartInfo {
   readonly policy: PolicyInfo;
+  /** How commands are confined: the policy's sandbox mode and network. */
+  readonly sandbox?: { readonly mode: string; readonly network: string | readonly string[] };
   /** termgate's version (also in `service.version` when the sink was given it). */
   readonly version: string;
   /** Defaults to this process. */
@@ -157,7 +166,35 @@ export function serverStartEvent(info: ServerStartInfo): AuditEvent {
       outcome: 'success',
     },
     process: { pid: info.pid ?? process.pid },
-    termgate: { version: info.version, policy: { path: info.policy.path, sha256: info.policy.sha256 } },
+    termgate: {
+      version: info.version,
+      policy: { path: info.policy.path, sha256: info.policy.sha256 },
+      ...(info.sandbox !== undefined ? { sandbox: { ...info.sandbox } } : {}),
+    },
+  };
+}
+
+/** A connection a sandboxed command tried through the proxy and the allowlist refused. */
+export interface NetworkRefusal {
+  readonly host: string;
+  readonly port: number;
+  readonly method: string;
+}
+
+/** `network-refused`: the sandbox's proxy refused a connection (no terminal is named: the proxy cannot tell). */
+export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
+  return {
+    event: {
+      kind: 'event',
+      category: ['network'],
+      type: ['connection', 'denied'],
+      action: 'network-refused',
+      outcome: 'failure',
+      reason: `${refusal.host} is not in the sandbox's network allowlist`,
+    },
+    destination: { domain: refusal.host, port: refusal.port },
+    http: { request: { method: refusal.method } },
+    rule: { id: ['sandbox.network.allow'] },
   };
 }
 

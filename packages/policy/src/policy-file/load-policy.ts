@@ -15,6 +15,7 @@ import type {
   WritePattern,
   WritesPolicy,
 } from './policy-types.js';
+import { buildSandboxPolicy, type RawSandbox, sandboxIssues } from './sandbox-section.js';
 import { validatePolicySchema } from './schema-validator.js';
 import { type DocPath, formatPath, locate, parseInstancePath, toPosition } from './yaml-locate.js';
 
@@ -64,6 +65,7 @@ interface RawPolicy {
   cwd?: { roots?: string[] };
   env?: Partial<Record<keyof EnvPolicy, string[]>>;
   writes?: { default?: Verdict; allow?: string[]; deny?: string[] };
+  sandbox?: RawSandbox;
   tests?: {
     command: string;
     args?: string[];
@@ -134,7 +136,9 @@ function schemaErrorsToIssues(errors: readonly ErrorObject[], issue: IssueAt): P
         at,
         last === 'argvPrefix'
           ? 'must be a list of words, or a list of such lists'
-          : 'must be a non-empty string or a non-empty list of non-empty strings',
+          : last === 'network'
+            ? 'must be none, all, or {allow: [host, …]}'
+            : 'must be a non-empty string or a non-empty list of non-empty strings',
       );
     } else {
       item = issue(at, e.message ?? e.keyword);
@@ -185,6 +189,7 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
       }
     });
   }
+  issues.push(...sandboxIssues(raw.sandbox, issue));
   raw.tests?.forEach((test, i) => {
     if (test.rule !== undefined && !ids.has(test.rule) && !isWriteRuleId(test.rule, raw)) {
       issues.push(issue(['tests', i, 'rule'], `unknown rule id "${test.rule}"`));
@@ -274,6 +279,7 @@ function build(
     env,
     writes,
     tests,
+    sandbox: buildSandboxPolicy(raw.sandbox, dir),
     inheritedEnv(serverEnv: NodeJS.ProcessEnv): Record<string, string> {
       const out: Record<string, string> = {};
       for (const [name, value] of Object.entries(serverEnv)) {

@@ -77,6 +77,20 @@ export interface PolicyTest {
   readonly position: SourcePosition;
 }
 
+/**
+ * The `sandbox` section, resolved: absolute paths, defaults filled in.
+ * `mode: off` (also without the section) runs commands unconfined.
+ */
+export interface SandboxPolicy {
+  readonly mode: 'required' | 'off';
+  readonly writable: readonly string[];
+  readonly readOnly: readonly string[];
+  readonly hidden: readonly string[];
+  readonly protectGit: boolean;
+  readonly privateTmp: boolean;
+  readonly network: 'none' | 'all' | { readonly allow: readonly string[] };
+}
+
 /** A validated policy. Immutable; safe to share. */
 export interface LoadedPolicy {
   /** Absolute path of the file (or the name given to `parsePolicyText`). */
@@ -99,6 +113,8 @@ export interface LoadedPolicy {
   /** `writes`; without the section, every write is allowed (`default: allow`, no patterns). */
   readonly writes: WritesPolicy;
   readonly tests: readonly PolicyTest[];
+  /** `sandbox`; without the section, `mode: off`. */
+  readonly sandbox: SandboxPolicy;
   /** The base environment a command inherits from the server's: names matching `env.inherit`, minus the deny floor. */
   inheritedEnv(serverEnv: NodeJS.ProcessEnv): Record<string, string>;
 }

@@ -12,6 +12,12 @@ import { processGroupAlive, signalProcessGroup } from './posix-process-group.js'
 export class CrossSpawnProcessSpawner implements ProcessSpawner {
   spawn(request: SpawnRequest): Promise<SpawnedProcess> {
     return new Promise((resolve, reject) => {
+      if (request.sandbox !== undefined) {
+        reject(
+          Object.assign(new Error('this spawner cannot enforce a sandbox profile'), { code: 'ESANDBOX' }),
+        );
+        return;
+      }
       const [program, ...args] = request.argv;
       let child: ChildProcess;
       try {

@@ -1,3 +1,4 @@
+import type { SandboxProfile } from '../sandbox-profile.js';
 import type { CallerContext, ResolvedTerminalSpec, TerminalId } from '../terminal-spec.js';
 
 export type GateVerb = 'create' | 'output' | 'wait' | 'kill' | 'release';
@@ -20,6 +21,11 @@ export type GateDecision =
        * judged is what runs.
        */
       readonly cwd?: string;
+      /**
+       * For `create`: the sandbox the command must run in. The host passes it
+       * to the spawner unchanged; a spawner that cannot enforce it refuses.
+       */
+      readonly sandbox?: SandboxProfile;
     }
   | { readonly allow: false; readonly reason: string; readonly ruleIds?: readonly string[] };
 

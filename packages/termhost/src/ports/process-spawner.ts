@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { SandboxProfile } from '../sandbox-profile.js';
 
 /** One process to start, fully resolved: nothing is inherited implicitly. */
 export interface SpawnRequest {
@@ -8,6 +9,12 @@ export interface SpawnRequest {
   readonly cwd: string;
   /** The child's complete environment. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Confine the process to this profile. A spawner that cannot enforce it
+   * must reject with `code: 'ESANDBOX'` and start nothing: a profile is
+   * never silently ignored.
+   */
+  readonly sandbox?: SandboxProfile;
 }
 
 /** How the group leader (the spawned process itself) ended. */
@@ -48,6 +55,7 @@ export interface SpawnedProcess {
  * Contract for every implementation:
  * - the process leads a new session and process group and has no controlling terminal;
  * - stdin is `/dev/null`; stdout and stderr are separate pipes;
+ * - a request with a `sandbox` it cannot enforce is rejected (`ESANDBOX`);
  * - `spawn` resolves once the program is executing, and rejects (never throws
  *   synchronously) with an error whose `code` is the errno name (`ENOENT`,
  *   `EACCES`, …) when it could not be started. A rejected spawn leaves no

@@ -160,10 +160,14 @@ export class WireServer {
    * in `cwd` (the default policy only allows commands to run below the
    * directory `serve` started in).
    */
-  static start(extraArgs: readonly string[] = [], { cwd = REPO_ROOT }: { cwd?: string } = {}): WireServer {
+  static start(
+    extraArgs: readonly string[] = [],
+    { cwd = REPO_ROOT, env }: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  ): WireServer {
     assertServerBuilt();
     const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...extraArgs], {
       cwd,
+      ...(env !== undefined && { env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new WireServer(child);

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
+import type { BubblewrapSandbox as BubblewrapSandboxType, ProcessSpawner } from '@termgate/termhost';
+
+/** A started sandbox: the gate's profiler, the spawner that enforces it, and its end. */
+export interface SandboxRuntime {
+  readonly profiler: SandboxProfilerType;
+  readonly wrap: (inner: ProcessSpawner) => ProcessSpawner;
+  /** Ends the shared network namespace and the proxy, removes the private /tmp. Idempotent. */
+  readonly close: () => void;
+}
+
+export interface SandboxPaths {
+  readonly policyPath: string;
+  readonly auditPath: string;
+  readonly installRoot: string;
+}
+
+/**
+ * Starts the policy's sandbox, or returns `null` when its mode is `off`.
+ * Throws (and leaves nothing running) when it cannot: `serve` and
+ * `acp-proxy` then refuse to start.
+ *
+ * Whatever the policy says, the policy file and termgate's installation
+ * are read-only inside, and the audit trail is hidden: its directory, or,
+ * when that directory holds a writable one, the trail file itself. A trail
+ * inside a writable directory cannot be protected: that is refused.
+ */
+export async function startSandbox(
+  policy: LoadedPolicy,
+  paths: SandboxPaths,
+  sink: AuditSink,
+): Promise<SandboxRuntime | null> {
+  const section = policy.sandbox;
+  if (section.mode === 'off') return null;
+  const { BubblewrapSandbox } = await import('@termgate/termhost');
+  const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
+  const auditDir = dirname(paths.auditPath);
+  const within = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+  const holding = section.writable.find((root) => within(paths.auditPath, root));
+  if (holding !== undefined) {
+    throw new Error(
+      `the audit trail ${paths.auditPath} lies inside the sandbox's writable directory ${holding}, where commands could rewrite it; give --audit a path outside every writable directory`,
+    );
+  }
+  for (const root of section.writable) {
+    try {
+      mkdirSync(root, { recursive: true });
+    } catch {
+      // A writable directory that cannot be created is simply not bound.
+    }
+  }
+  const hideWholeDir = !section.writable.some((root) => within(root, auditDir));
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'termgate-sandbox-'));
+  const privateTmp = join(runtimeDir, 'tmp');
+  mkdirSync(privateTmp, { mode: 0o700 });
+  let sandbox: BubblewrapSandboxType;
+  try {
+    sandbox = await BubblewrapSandbox.start({
+      runtimeDir,
+      network:
+        typeof section.network === 'string'
+          ? section.network
+          : {
+              allow: section.network.allow,
+              onRefused: (refused) => {
+                try {
+                  sink.append(networkRefusedEvent(refused));
+                } catch {
+                  // The refusal stands; the sink's failure refuses the next decision.
+                }
+              },
+            },
+    });
+  } catch (error) {
+    rmSync(runtimeDir, { recursive: true, force: true });
+    throw error;
+  }
+  const profiler = new SandboxProfiler(section, {
+    privateTmp,
+    protect: {
+      readOnly: [paths.policyPath, paths.installRoot],
+      hidden: hideWholeDir ? [auditDir] : [paths.auditPath, `${paths.auditPath}.lock`],
+    },
+  });
+  let closed = false;
+  return {
+    profiler,
+    wrap: (inner) => sandbox.spawner(inner),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      void sandbox.close().finally(() => rmSync(runtimeDir, { recursive: true, force: true }));
+    },
+  };
+}

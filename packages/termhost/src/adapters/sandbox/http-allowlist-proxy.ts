@@ -1,0 +1,206 @@
+import { unlink } from 'node:fs/promises';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { HostAllowlist } from './host-allowlist.js';
+
+/** A connection the proxy refused. */
+export interface RefusedConnection {
+  readonly host: string;
+  readonly port: number;
+  /** `CONNECT` for tunnels (HTTPS and other TLS), else the HTTP method. */
+  readonly method: string;
+}
+
+export interface HttpAllowlistProxyOptions {
+  /** Unix socket to listen on; created with mode 0600 semantics of its directory. */
+  readonly socketPath: string;
+  readonly allowlist: HostAllowlist;
+  /** Called once per refused connection, before the refusal is sent. Must not throw. */
+  readonly onRefused: (refused: RefusedConnection) => void;
+}
+
+const HOP_BY_HOP = [
+  'connection',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+];
+
+/**
+ * The filtering HTTP proxy of a sandbox whose network is an allowlist. It
+ * runs in termgate's process, outside every sandbox, and listens on a Unix
+ * socket that a relay inside the sandboxes' network namespace forwards
+ * loopback connections to: inside, that relay is the only way out.
+ *
+ * Contract:
+ * - `CONNECT host:port` (HTTPS, and any TLS client honouring
+ *   `HTTPS_PROXY`) opens a tunnel when `host` is allowed, else answers 403.
+ * - An absolute-form request (`GET http://host/…`) is forwarded when `host`
+ *   is allowed, else answered 403. Anything else is 400.
+ * - The check is on the name the client asked for; the proxy resolves it
+ *   with the host's resolver. Ports are not restricted.
+ * - Every refusal is reported to `onRefused` before it is answered.
+ *
+ * Built on `node:http` and `node:net`: a forward proxy's whole job is the
+ * `connect` event and a piped request, which those modules provide.
+ */
+export class HttpAllowlistProxy {
+  readonly #server: Server;
+  readonly #sockets = new Set<Duplex>();
+
+  private constructor(
+    server: Server,
+    readonly socketPath: string,
+  ) {
+    this.#server = server;
+  }
+
+  static async listen(options: HttpAllowlistProxyOptions): Promise<HttpAllowlistProxy> {
+    const server = createServer();
+    const proxy = new HttpAllowlistProxy(server, options.socketPath);
+    const refuse = (host: string, port: number, method: string): void => {
+      try {
+        options.onRefused({ host, port, method });
+      } catch {
+        // A failing observer never turns a refusal into an allow.
+      }
+    };
+    server.on('connection', (socket: Socket) => proxy.#track(socket));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const target = parseAbsoluteUrl(req.url);
+      if (target === null) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('termgate proxy: absolute URL expected\n');
+        return;
+      }
+      if (!options.allowlist.allows(target.hostname)) {
+        refuse(target.hostname, target.port, req.method ?? 'GET');
+        res.writeHead(403, { 'content-type': 'text/plain' }).end(refusalText(target.hostname));
+        return;
+      }
+      forward(req, res, target);
+    });
+    server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+      proxy.#track(client);
+      const target = parseAuthority(req.url);
+      if (target === null) {
+        client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
+      if (!options.allowlist.allows(target.hostname)) {
+        refuse(target.hostname, target.port, 'CONNECT');
+        const body = refusalText(target.hostname);
+        client.end(
+          `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        return;
+      }
+      const upstream = connect(target.port, target.hostname);
+      proxy.#track(upstream);
+      let connected = false;
+      upstream.once('connect', () => {
+        connected = true;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => {
+        if (connected) client.destroy();
+        else client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
+      });
+      client.on('error', () => upstream.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+    server.on('clientError', (_error, socket) => socket.destroy());
+    await unlink(options.socketPath).catch(() => {});
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return proxy;
+  }
+
+  /** Stops listening and drops every open connection. */
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await unlink(this.socketPath).catch(() => {});
+  }
+
+  #track(socket: Duplex): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+  }
+}
+
+interface Target {
+  readonly hostname: string;
+  readonly port: number;
+}
+
+function refusalText(host: string): string {
+  return `termgate sandbox: ${host} is not in the policy's network allowlist (sandbox.network.allow)\n`;
+}
+
+function parseAbsoluteUrl(url: string | undefined): (Target & { readonly url: URL }) | null {
+  if (url === undefined || !/^http:\/\//i.test(url)) return null;
+  try {
+    const parsed = new URL(url);
+    const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
+    return { hostname, port: Number(parsed.port || 80), url: parsed };
+  } catch {
+    return null;
+  }
+}
+
+function parseAuthority(authority: string | undefined): Target | null {
+  if (authority === undefined) return null;
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(authority);
+  if (m === null) return null;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) return null;
+  return { hostname: (m[1] ?? m[2])!, port };
+}
+
+function forward(req: IncomingMessage, res: ServerResponse, target: Target & { readonly url: URL }): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.includes(name)) headers[name] = value;
+  }
+  const upstream = httpRequest(
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: `${target.url.pathname}${target.url.search}`,
+      headers,
+    },
+    (answer) => {
+      const back: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.includes(name)) back[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+    res.end();
+  });
+  req.pipe(upstream);
+}

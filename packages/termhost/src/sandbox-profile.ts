@@ -1,0 +1,34 @@
+/**
+ * What a sandboxed command may see and touch, fully resolved: absolute
+ * paths that exist (or are skipped), nothing left to expand. The gate's
+ * allow decision carries it and the spawner enforces it, so what was judged
+ * is what is enforced.
+ *
+ * The model is bubblewrap's: the whole filesystem read-only, then, in this
+ * order, `writable` bound read-write, `readOnly` re-bound read-only inside
+ * them, `hidden` covered (an empty directory or an empty file). A later
+ * entry wins over an earlier one for the paths it covers.
+ */
+export interface SandboxProfile {
+  readonly filesystem: {
+    /** Directories (or files) bound read-write, in the order given. */
+    readonly writable: readonly string[];
+    /** Paths re-bound read-only after the writable ones (carve-outs inside them). */
+    readonly readOnly: readonly string[];
+    /** Directories covered by an empty tmpfs, files by an empty read-only file. */
+    readonly hiddenDirectories: readonly string[];
+    readonly hiddenFiles: readonly string[];
+    /**
+     * A host directory mounted at `/tmp` (shared by the terminals of one
+     * server, private to it), or `null` to leave `/tmp` as the rest of the
+     * filesystem is (read-only unless listed in `writable`).
+     */
+    readonly tmp: string | null;
+  };
+  /**
+   * `all`: the host's network. `none`: loopback only, shared by the
+   * terminals of one server. `proxy`: like `none`, plus a filtering HTTP
+   * proxy reachable on that loopback (the spawner sets the proxy variables).
+   */
+  readonly network: 'all' | 'none' | 'proxy';
+}
