@@ -5,7 +5,7 @@
  * temporary directory, and `termgate serve` started in the workspace.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   modern,
@@ -152,10 +152,10 @@ export function auditRecords(world: SandboxWorld): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** pids of host processes whose command line contains `marker`. */
-export function processesWith(marker: string): number[] {
+/** pids of host processes whose argv, joined by spaces, is exactly `commandLine`. */
+export function processesWith(commandLine: string): number[] {
   const found: number[] = [];
-  for (const entry of require('node:fs').readdirSync('/proc') as string[]) {
+  for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     let cmdline = '';
     try {
@@ -163,7 +163,7 @@ export function processesWith(marker: string): number[] {
     } catch {
       continue;
     }
-    if (cmdline.includes(marker)) found.push(Number(entry));
+    if (cmdline.trim() === commandLine) found.push(Number(entry));
   }
   return found;
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Installs the Debian/Ubuntu packages termgate's sandbox and its tests use,
+// when a command they provide is missing. Run by `pnpm test` and `pnpm start`
+// (the README's two commands), so a fresh machine needs only Node and npm.
+//
+//   bubblewrap  bwrap: the kernel sandbox (policies with `sandbox.mode: required`)
+//   util-linux  nsenter: enters the sandboxes' shared network namespace
+//   socat       the proxy relay inside a sandbox whose network is an allowlist
+//   python3, curl, git: used by the sandbox escape suite as an agent would
+//
+// As root it runs apt-get itself; otherwise through `sudo -n` when that works;
+// else it prints the command to run and exits 1. It never skips silently.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const NEEDED = [
+  { command: 'bwrap', pkg: 'bubblewrap' },
+  { command: 'nsenter', pkg: 'util-linux' },
+  { command: 'socat', pkg: 'socat' },
+  { command: 'python3', pkg: 'python3' },
+  { command: 'curl', pkg: 'curl' },
+  { command: 'git', pkg: 'git' },
+];
+
+const onPath = (command) =>
+  (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+const missing = [...new Set(NEEDED.filter((n) => !onPath(n.command)).map((n) => n.pkg))];
+if (missing.length === 0) process.exit(0);
+if (process.platform !== 'linux' || !onPath('apt-get')) {
+  console.error(
+    `termgate: missing system packages: ${missing.join(' ')}; install them with your package manager`,
+  );
+  process.exit(1);
+}
+const asRoot = process.getuid?.() === 0;
+const sudo = !asRoot && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+if (!asRoot && !sudo) {
+  console.error(`termgate: missing system packages; run: sudo apt-get install -y ${missing.join(' ')}`);
+  process.exit(1);
+}
+const run = (args) => {
+  const [cmd, ...rest] = asRoot ? args : ['sudo', '-n', ...args];
+  console.error(`termgate: ${[cmd, ...rest].join(' ')}`);
+  execFileSync(cmd, rest, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+};
+run(['apt-get', 'update', '-qq']);
+run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
