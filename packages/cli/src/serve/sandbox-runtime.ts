@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
@@ -27,6 +27,10 @@ export interface SandboxPaths {
  * are read-only inside, and the audit trail is hidden: its directory, or,
  * when that directory holds a writable one, the trail file itself. A trail
  * inside a writable directory cannot be protected: that is refused.
+ *
+ * The installation is its root directory, unless a writable directory lies
+ * inside it (termgate run on its own checkout): then every entry of the
+ * root that holds no writable directory.
  */
 export async function startSandbox(
   policy: LoadedPolicy,
@@ -81,7 +85,7 @@ export async function startSandbox(
   const profiler = new SandboxProfiler(section, {
     privateTmp,
     protect: {
-      readOnly: [paths.policyPath, paths.installRoot],
+      readOnly: [paths.policyPath, ...installation(paths.installRoot, section.writable)],
       hidden: hideWholeDir ? [auditDir] : [paths.auditPath, `${paths.auditPath}.lock`],
     },
   });
@@ -95,4 +99,13 @@ export async function startSandbox(
       void sandbox.close().finally(() => rmSync(runtimeDir, { recursive: true, force: true }));
     },
   };
+}
+
+/** What of the installation to keep read-only (see `startSandbox`). */
+function installation(root: string, writable: readonly string[]): string[] {
+  const inside = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+  if (!writable.some((w) => inside(w, root))) return [root];
+  return readdirSync(root)
+    .map((entry) => join(root, entry))
+    .filter((entry) => !writable.some((w) => inside(w, entry)));
 }

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { defaultPolicyArgs } from '../e2e/support/wire-server.js';
 
 const run = promisify(execFile);
 const FIXTURES = path.join(__dirname, 'fixtures');
@@ -21,8 +22,17 @@ const POLICY = path.join(FIXTURES, 'deny-rm.policy.yaml');
 // biome-ignore lint/suspicious/noExplicitAny: JSON read back from the editor fixture; the assertions check its shape.
 type Json = Record<string, any>;
 
-async function editor(scenario: string, proxyOptions?: string[]): Promise<Json> {
-  const options = proxyOptions ?? ['--audit', path.join(audit, `${scenario}.jsonl`)];
+/**
+ * Runs the editor fixture through the proxy. Without `proxyOptions`: the
+ * shipped default policy, with the sandbox off unless `sandboxed` (the
+ * shutdown tests read pids from outside, which a pid namespace renumbers).
+ */
+async function editor(scenario: string, proxyOptions?: string[], sandboxed = false): Promise<Json> {
+  const options = proxyOptions ?? [
+    '--audit',
+    path.join(audit, `${scenario}-${sandboxed ? 'sandboxed' : 'unsandboxed'}.jsonl`),
+    ...defaultPolicyArgs(sandboxed),
+  ];
   const { stdout } = await run(
     process.execPath,
     [EDITOR, scenario, '--', process.execPath, BIN, 'acp-proxy', ...options, '--', process.execPath, AGENT],
@@ -62,11 +72,14 @@ afterAll(() => {
   rmSync(audit, { recursive: true, force: true });
 });
 
-describe('termgate acp-proxy between an SDK editor and an SDK agent', () => {
+describe.each([
+  ['sandbox off', false],
+  ['sandbox on: the shipped default policy', true],
+] as const)('termgate acp-proxy between an SDK editor and an SDK agent, %s', (_mode, sandboxed) => {
   let result: Json;
 
   beforeAll(async () => {
-    result = await editor('run');
+    result = await editor('run', undefined, sandboxed);
   });
 
   test('initialize reaches the agent with terminal: true, the rest of it untouched', () => {

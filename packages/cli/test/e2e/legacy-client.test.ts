@@ -16,6 +16,7 @@ import {
 import {
   assertServerBuilt,
   auditArgs,
+  defaultPolicyArgs,
   LEGACY_VERSION,
   REPO_ROOT,
   removeAuditFiles,
@@ -34,7 +35,10 @@ class RecordingStdioTransport extends StdioClientTransport {
   };
 }
 
-describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
+describe.each([
+  ['sandbox off', false],
+  ['sandbox on: the shipped default policy', true],
+] as const)('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25), %s', (_mode, sandboxed) => {
   let client: Client;
   let transport: RecordingStdioTransport;
   let caller: ToolCaller;
@@ -43,7 +47,7 @@ describe('legacy client (@modelcontextprotocol/sdk 1.32.2, 2025-11-25)', () => {
     assertServerBuilt();
     transport = new RecordingStdioTransport({
       command: process.execPath,
-      args: [SERVER_BIN, 'serve', ...auditArgs()],
+      args: [SERVER_BIN, 'serve', ...auditArgs(), ...defaultPolicyArgs(sandboxed)],
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });

@@ -19,13 +19,17 @@ import {
 import {
   assertServerBuilt,
   auditArgs,
+  defaultPolicyArgs,
   MODERN_VERSION,
   REPO_ROOT,
   removeAuditFiles,
   SERVER_BIN,
 } from './support/wire-server.js';
 
-describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () => {
+describe.each([
+  ['sandbox off', false],
+  ['sandbox on: the shipped default policy', true],
+] as const)('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28), %s', (_mode, sandboxed) => {
   let client: Client;
   let stderr = '';
   let caller: ToolCaller;
@@ -34,7 +38,7 @@ describe('modern client (@modelcontextprotocol/client 2.4.0, 2026-07-28)', () =>
     assertServerBuilt();
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [SERVER_BIN, 'serve', ...auditArgs()],
+      args: [SERVER_BIN, 'serve', ...auditArgs(), ...defaultPolicyArgs(sandboxed)],
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });

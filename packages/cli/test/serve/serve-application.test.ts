@@ -72,7 +72,15 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
           1,
         )[0]!.result as Record<string, unknown>
       ).structuredContent as { output: string };
-      pid = Number.parseInt(snapshot.output, 10) || 0;
+      if (Number.parseInt(snapshot.output, 10) > 0) {
+        // The default policy sandboxes the command, so `$$` is a pid of its own namespace: the
+        // host pid of the terminal's leader is in the trail's spawn record.
+        const spawn = [...readAuditRecords(auditPath)].find(
+          (r) =>
+            'record' in r && (r.record as { event: { action: string } }).event.action === 'terminal-spawn',
+        );
+        pid = spawn && 'record' in spawn ? (spawn.record as { process: { pid: number } }).process.pid : 0;
+      }
     }
     expect(alive(pid)).toBe(true);
     input.end();

@@ -4,7 +4,6 @@
  * wires its SDK's `listTools`/`callTool`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TOOL_ANNOTATIONS, TOOL_NAMES } from './wire-server.js';
 
@@ -79,7 +78,8 @@ export async function expectToolList(caller: ToolCaller): Promise<void> {
  * since the previous one, the last one accounting for every byte.
  */
 export async function expectStreamedRun(caller: ToolCaller): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-client-'));
+  // Not under /tmp: a sandboxed command has a private /tmp and would never see the gate file.
+  const dir = mkdtempSync('/var/tmp/termgate-e2e-client-');
   try {
     const gate = path.join(dir, 'gate');
     const created = structured(

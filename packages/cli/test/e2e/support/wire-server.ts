@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -70,6 +70,35 @@ export function auditArgs(): string[] {
   auditDir ??= mkdtempSync(path.join(tmpdir(), 'termgate-e2e-audit-'));
   auditCount += 1;
   return ['--audit', path.join(auditDir, `audit-${auditCount}.jsonl`)];
+}
+
+/** The shipped default policy. */
+export const DEFAULT_POLICY = path.join(REPO_ROOT, 'policies/default.yaml');
+
+let unsandboxedPolicy: string | undefined;
+
+/**
+ * The shipped default policy with `sandbox.mode: off`, for tests about the
+ * protocol and the host that look at pids or host paths from outside (a
+ * sandboxed command sees its own pid namespace and a private /tmp). The
+ * sandbox's own suites, and the client suites' sandboxed run, use the
+ * default itself.
+ */
+export function unsandboxedDefaultPolicy(): string {
+  if (unsandboxedPolicy === undefined) {
+    const text = readFileSync(DEFAULT_POLICY, 'utf8');
+    if (!/^ {2}mode: required$/m.test(text))
+      throw new Error(`${DEFAULT_POLICY} has no sandbox mode to turn off`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-policy-'));
+    unsandboxedPolicy = path.join(dir, 'default-unsandboxed.yaml');
+    writeFileSync(unsandboxedPolicy, text.replace(/^ {2}mode: required$/m, '  mode: off'));
+  }
+  return unsandboxedPolicy;
+}
+
+/** `serve` arguments that pick the default policy, with the sandbox on or off. */
+export function defaultPolicyArgs(sandbox: boolean): string[] {
+  return ['--policy', sandbox ? DEFAULT_POLICY : unsandboxedDefaultPolicy()];
 }
 
 export function removeAuditFiles(): void {
@@ -165,7 +194,9 @@ export class WireServer {
     { cwd = REPO_ROOT, env }: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
   ): WireServer {
     assertServerBuilt();
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...extraArgs], {
+    // Without --policy: the shipped default, sandbox off (see unsandboxedDefaultPolicy).
+    const policy = extraArgs.includes('--policy') ? [] : defaultPolicyArgs(false);
+    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...policy, ...extraArgs], {
       cwd,
       ...(env !== undefined && { env }),
       stdio: ['pipe', 'pipe', 'pipe'],
