@@ -8,8 +8,15 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { WireServer } from '../e2e/support/wire-server.js';
-import { makeWorld, readText, run, type SandboxWorld, serveIn } from './support/sandbox-fixture.js';
+import { WireServer } from '../e2e/support/wire-server.js';
+import {
+  auditRecords,
+  makeWorld,
+  readText,
+  run,
+  type SandboxWorld,
+  serveIn,
+} from './support/sandbox-fixture.js';
 
 const sandboxSection = (mode: 'required' | 'off'): string =>
   [
@@ -158,4 +165,65 @@ describe.each([
       if (confined) expect(result.output).not.toContain(world.secret);
     },
   );
+});
+
+describe('the five lines of the sandbox issue, under the shipped default policy', () => {
+  let world: SandboxWorld;
+  let server: WireServer;
+  const policy = path.resolve(__dirname, '../../../../policies/default.yaml');
+
+  beforeAll(() => {
+    world = makeWorld({ sandbox: null });
+    server = WireServer.start(['--policy', policy, '--audit', world.auditPath], {
+      cwd: world.workspace,
+      env: { ...process.env, HOME: world.home },
+    });
+  });
+
+  afterAll(async () => {
+    await server.dispose();
+    world.dispose();
+  });
+
+  test.each([
+    ['cp into .git/config', () => 'echo "[core] fsmonitor = x" > /tmp/x && cp /tmp/x .git/config'],
+    ['python3 appends to .git/config', () => `python3 -c "open('.git/config','a').write('fsmonitor-x')"`],
+    [
+      'node appends to ~/.bashrc',
+      () => `node -e "require('fs').appendFileSync(process.env.HOME+'/.bashrc', 'node-x')"`,
+    ],
+    ['echo appends to the audit trail', (w: SandboxWorld) => `echo '{}' >> ${w.auditPath}`],
+    ['sed -i rewrites the policy file', () => `sed -i s/deny/allow/ ${policy}`],
+  ])('%s fails in the kernel or is refused, and the trail says which', async (_name, line) => {
+    const before = {
+      config: readText(path.join(world.workspace, '.git/config')),
+      bashrc: readText(path.join(world.home, '.bashrc')),
+      policy: readText(policy),
+    };
+    const result = await run(server, line(world));
+    expect(readText(path.join(world.workspace, '.git/config'))).toBe(before.config);
+    expect(readText(path.join(world.home, '.bashrc'))).toBe(before.bashrc);
+    expect(readText(policy)).toBe(before.policy);
+    expect(readText(world.auditPath).split('\n')).not.toContain('{}');
+    const records = auditRecords(world);
+    const create = records
+      .filter((r) => (r.event as { action: string }).action === 'terminal-create')
+      .at(-1) as {
+      termgate: { decision: string; sandbox?: { sha256: string } };
+    };
+    if (result.ran) {
+      // Allowed by the rules, stopped by the kernel: the decision names the sandbox profile, the exit its failure.
+      expect(result.exitCode).not.toBe(0);
+      expect(create.termgate.decision).toBe('allow');
+      expect(create.termgate.sandbox?.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const exit = records
+        .filter((r) => (r.event as { action: string }).action === 'terminal-exit')
+        .at(-1) as {
+        event: { outcome: string };
+      };
+      expect(exit.event.outcome).toBe('failure');
+    } else {
+      expect(create.termgate.decision).toBe('deny');
+    }
+  });
 });
