@@ -4,12 +4,16 @@ import {
   type CommandRequest,
   createPolicyEngine,
   type Explanation,
+  INSTALL_ROOT,
   type LoadedPolicy,
   loadPolicyFile,
   type PolicyEngine,
   PolicyError,
   runPolicyTests,
+  SandboxProfiler,
+  sandboxProfileSha256,
 } from '@termgate/policy';
+import type { SandboxProfile } from '@termgate/termhost';
 import type { CliCommand, CliIo } from './cli-io.js';
 
 export const POLICY_USAGE = `Usage:
@@ -133,7 +137,12 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
       }
     : { command: words.join(' '), args: null, cwd: (values.cwd as string | undefined) ?? process.cwd(), env };
   const explanation = engine.explain(request);
-  io.stdout.write(values.json ? `${JSON.stringify(toJson(explanation))}\n` : toText(explanation, policy));
+  const sandbox = sandboxOf(policy, explanation);
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify({ ...toJson(explanation), ...(sandbox && { sandbox }) })}\n`
+      : toText(explanation, policy) + sandboxText(sandbox),
+  );
   return explanation.decision.decision === 'allow' ? 0 : 1;
 }
 
@@ -218,4 +227,39 @@ function toText(e: Explanation, policy: LoadedPolicy): string {
     lines.push('cannot judge:', ...e.analysis.problems.map((p) => `  ${p.kind}: ${p.message}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+interface ExplainedSandbox {
+  readonly sha256: string;
+  readonly profile: SandboxProfile;
+}
+
+/**
+ * The profile an allowed command would run under (the protected paths
+ * `serve` adds are the policy file, the installation and the audit trail;
+ * the trail's path is not known here). `null` when the sandbox is off or the
+ * line is refused.
+ */
+function sandboxOf(policy: LoadedPolicy, e: Explanation): ExplainedSandbox | null {
+  if (policy.sandbox.mode !== 'required' || e.decision.decision !== 'allow') return null;
+  const profiler = new SandboxProfiler(policy.sandbox, {
+    privateTmp: '(a private directory created at start)',
+    protect: { readOnly: [policy.path, INSTALL_ROOT], hidden: [] },
+    createMissingHooks: false,
+  });
+  const profile = profiler.profile(e.decision.resolvedCwd ?? process.cwd());
+  return { sha256: sandboxProfileSha256(profile), profile };
+}
+
+function sandboxText(sandbox: ExplainedSandbox | null): string {
+  if (sandbox === null) return '';
+  const fs = sandbox.profile.filesystem;
+  const list = (paths: readonly string[]): string => (paths.length ? paths.join(', ') : '(none)');
+  return `${[
+    `sandbox:  required (profile sha256 ${sandbox.sha256})`,
+    `  writable:  ${list(fs.writable)}${fs.tmp === null ? '' : '; /tmp is private'}`,
+    `  read-only: ${list(fs.readOnly)} (and the audit trail hidden, at serve time)`,
+    `  hidden:    ${list([...fs.hiddenDirectories, ...fs.hiddenFiles])}`,
+    `  network:   ${sandbox.profile.network === 'proxy' ? 'allowlist, through the proxy' : sandbox.profile.network}`,
+  ].join('\n')}\n`;
 }

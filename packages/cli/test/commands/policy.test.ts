@@ -122,3 +122,47 @@ test('usage errors exit 2', async () => {
   expect((await run(['explain', STRICT])).code).toBe(2);
   expect((await run(['check', STRICT, '--bogus'])).err).toMatch(/Unknown option/);
 });
+
+describe('policy explain with a sandbox', () => {
+  test('prints the effective profile of an allowed line, and its sha256 in --json', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'termgate-explain-'));
+    mkdirSync(join(dir, 'ws', '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(dir, 'ws', '.git', 'config'), '');
+    const file = join(dir, 'p.yaml');
+    writeFileSync(
+      file,
+      `default: allow\nsandbox:\n  mode: required\n  filesystem: { writable: ['${join(dir, 'ws')}'], hidden: ['${dir}'] }\n  network: { allow: [example.org] }\n`,
+    );
+    const { execFileSync } = await import('node:child_process');
+    const bin = join(__dirname, '../../dist/bin.js');
+    const text = execFileSync(
+      process.execPath,
+      [bin, 'policy', 'explain', file, '--cwd', join(dir, 'ws'), '--', 'make'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(text).toMatch(/^sandbox: {2}required \(profile sha256 [0-9a-f]{64}\)$/m);
+    expect(text).toContain(
+      `read-only: ${join(dir, 'ws', '.git', 'config')}, ${join(dir, 'ws', '.git', 'hooks')}`,
+    );
+    expect(text).toMatch(/network: {3}allowlist, through the proxy/);
+    const json = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [bin, 'policy', 'explain', file, '--json', '--cwd', join(dir, 'ws'), '--', 'make'],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    ) as {
+      sandbox: { sha256: string; profile: { network: string; filesystem: { hiddenDirectories: string[] } } };
+    };
+    expect(json.sandbox.profile.network).toBe('proxy');
+    expect(json.sandbox.profile.filesystem.hiddenDirectories).toEqual([dir]);
+    expect(json.sandbox.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

@@ -16,6 +16,11 @@ export interface SandboxProfilerOptions {
   /** The host directory mounted at `/tmp` when the policy asks for a private one. */
   readonly privateTmp: string | null;
   readonly protect: ProtectedPaths;
+  /**
+   * Create a missing `hooks` directory in a git dir so it can be carved out
+   * (default true). `policy explain` passes false: it only reports.
+   */
+  readonly createMissingHooks?: boolean;
 }
 
 /**
@@ -51,7 +56,9 @@ export class SandboxProfiler {
       if (existsSync(path) && insideWritable(path)) readOnly.add(path);
     }
     if (this.policy.protectGit) {
-      for (const path of gitCarveOuts(writable, cwd)) readOnly.add(path);
+      for (const path of gitCarveOuts(writable, cwd, this.options.createMissingHooks ?? true)) {
+        readOnly.add(path);
+      }
     }
     const hiddenDirectories: string[] = [];
     const hiddenFiles: string[] = [];
@@ -75,7 +82,7 @@ function kindOf(path: string): 'directory' | 'file' | null {
   }
 }
 
-function gitCarveOuts(writable: readonly string[], cwd: string): string[] {
+function gitCarveOuts(writable: readonly string[], cwd: string, createHooks: boolean): string[] {
   const candidates = new Set<string>();
   for (const root of writable) {
     candidates.add(root);
@@ -93,9 +100,9 @@ function gitCarveOuts(writable: readonly string[], cwd: string): string[] {
     for (const gitDir of gitDirsOf(dir)) {
       if (seen.has(gitDir)) continue;
       seen.add(gitDir);
-      carved.push(...protectedIn(gitDir, writable));
+      carved.push(...protectedIn(gitDir, writable, createHooks));
       for (const module of subdirectories(join(gitDir, 'modules'))) {
-        carved.push(...protectedIn(module, writable));
+        carved.push(...protectedIn(module, writable, createHooks));
       }
     }
   }
@@ -103,10 +110,10 @@ function gitCarveOuts(writable: readonly string[], cwd: string): string[] {
 }
 
 /** `config` and `hooks` of one git dir, when it lies inside a writable directory. */
-function protectedIn(gitDir: string, writable: readonly string[]): string[] {
+function protectedIn(gitDir: string, writable: readonly string[], createHooks: boolean): string[] {
   if (!writable.some((root) => isInside(gitDir, root))) return [];
   const hooks = join(gitDir, 'hooks');
-  if (!existsSync(hooks)) {
+  if (createHooks && !existsSync(hooks)) {
     try {
       mkdirSync(hooks);
     } catch {
