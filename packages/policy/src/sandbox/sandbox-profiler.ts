@@ -49,8 +49,8 @@ export class SandboxProfiler {
   profile(cwd: string): SandboxProfile {
     const writable = this.policy.writable.filter((path) => existsSync(path));
     const tmp = this.policy.privateTmp ? this.options.privateTmp : null;
-    const insideWritable = (path: string): boolean =>
-      writable.some((root) => isInside(path, root)) || (tmp !== null && isInside(path, '/tmp'));
+    // A host path under /tmp is not inside the private /tmp (another directory mounted there).
+    const insideWritable = (path: string): boolean => writable.some((root) => isInside(path, root));
     const readOnly = new Set<string>();
     for (const path of [...this.policy.readOnly, ...this.options.protect.readOnly]) {
       if (existsSync(path) && insideWritable(path)) readOnly.add(path);
