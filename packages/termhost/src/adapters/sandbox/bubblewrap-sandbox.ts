@@ -81,6 +81,9 @@ export class BubblewrapSandbox {
       });
       relay = [
         socat,
+        // socat copies 8 KiB per read by default, which caps a download far below the proxy's pace.
+        '-b',
+        '262144',
         `TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr`,
         `UNIX-CONNECT:${socketPath}`,
       ];
