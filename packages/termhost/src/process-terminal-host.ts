@@ -26,6 +26,8 @@ export const DEFAULT_SHELL_PREFIX: readonly string[] = Object.freeze(['bash', '-
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_TERMINALS = 64;
 export const DEFAULT_KILL_GRACE_MS = 2000;
+/** A POSIX (portable) environment variable name; anything else is refused before the gate sees it. */
+export const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Construction options of {@link ProcessTerminalHost}. Every field is optional. */
 export interface ProcessTerminalHostOptions {
@@ -98,7 +100,8 @@ export interface ProcessTerminalHostOptions {
  *   status the release caused. Calls that reach the host after `release`
  *   started reject with `TERMINAL_NOT_FOUND`.
  * - After `closeAll()` without a scope the host is closed: `create` rejects
- *   with `HOST_CLOSED`.
+ *   with `HOST_CLOSED` unless its command was already spawned, in which case
+ *   it resolves with the id and `closeAll` kills that terminal too.
  * - Limits: processes that leave the group (`setsid`, double fork into a new
  *   session) escape `kill`; that is the policy's concern.
  */
@@ -229,10 +232,9 @@ export class ProcessTerminalHost implements TerminalHost {
     });
     this.#terminals.set(id, terminal);
     this.#notify('onSpawned', () => this.#observer.onSpawned({ terminalId: id, pid: child.pid, caller }));
-    if (this.#closed) {
-      await this.#release(terminal);
-      throw new TermhostError('HOST_CLOSED', 'The terminal host closed while the command was starting');
-    }
+    // Spawned: the caller learns the id even if the host closed meanwhile. A
+    // concurrent `closeAll` waits for this creation and then kills the
+    // terminal, so the answer says what happened (it ran) and nothing outlives the host.
     return id;
   }
 
@@ -290,8 +292,10 @@ export class ProcessTerminalHost implements TerminalHost {
     if (env !== undefined) {
       if (typeof env !== 'object' || env === null) throw invalid('env must be an object of strings');
       for (const [name, value] of Object.entries(env)) {
-        if (name.length === 0 || name.includes('=') || name.includes('\0')) {
-          throw invalid(`env name ${JSON.stringify(name)} is not a valid variable name`);
+        if (!POSIX_ENV_NAME.test(name)) {
+          throw invalid(
+            `env name ${JSON.stringify(name)} is not a valid variable name: a name is a letter or _ followed by letters, digits or _`,
+          );
         }
         if (typeof value !== 'string' || value.includes('\0'))
           throw invalid(`env ${name} must be a string without NUL`);

@@ -402,6 +402,20 @@ describe('ProcessTerminalHost: gate', () => {
     expect(observer.events).toEqual([]);
   });
 
+  it('refuses env names that are not POSIX names before the gate is asked', async () => {
+    const gate = new RecordingGate();
+    const host = newHost({ gate });
+    for (const name of ['LC_A\nLD_PRELOAD', 'LC_$X', 'LC_;id', 'LC_\u0007', '1LC', 'LC-A', '']) {
+      await expect(host.create({ command: 'true', env: { [name]: 'x' } })).rejects.toMatchObject({
+        code: 'INVALID_SPEC',
+        message: expect.stringContaining(`${JSON.stringify(name)} is not a valid variable name`),
+      });
+    }
+    expect(gate.requests).toEqual([]);
+    const { output } = await run('printf %s "$LC_OK_1"', { env: { LC_OK_1: 'fine' } }, host);
+    expect(output).toBe('fine');
+  });
+
   it('carries the reason and rule ids of a refusal', async () => {
     const host = newHost({ gate: new RecordingGate(() => refusal) });
     await expect(host.create({ command: 'true' })).rejects.toMatchObject({
