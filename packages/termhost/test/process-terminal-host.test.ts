@@ -255,7 +255,13 @@ describe('ProcessTerminalHost: environment and stdin', () => {
     const marker = join(dir.path, 'bash-env-ran');
     const startup = join(dir.path, 'startup.sh');
     writeFileSync(startup, `touch '${marker}'\n`);
-    const host = newHost({ inheritEnv: { ...process.env, BASH_ENV: startup } });
+    const host = newHost({
+      inheritEnv: { ...process.env, BASH_ENV: startup, 'BASH_FUNC_echo%%': '() { builtin echo pwned; }' },
+    });
+    // A request cannot even name an exported function: it is not a POSIX name.
+    await expect(
+      host.create({ command: 'echo hi', env: { 'BASH_FUNC_echo%%': '() { builtin echo pwned; }' } }),
+    ).rejects.toMatchObject({ code: 'INVALID_SPEC' });
     const { output } = await run(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
       'echo "${BASH_ENV-unset} ${ENV-unset}"; echo hi',
@@ -264,7 +270,6 @@ describe('ProcessTerminalHost: environment and stdin', () => {
           BASH_ENV: startup,
           ENV: startup,
           SHELLOPTS: 'xtrace',
-          'BASH_FUNC_echo%%': '() { builtin echo pwned; }',
         },
       },
       host,

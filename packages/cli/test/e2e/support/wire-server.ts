@@ -131,7 +131,11 @@ export class WireServer {
   private nextId = 1;
   private listeners = new Set<() => void>();
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    /** The audit trail this server writes. */
+    readonly auditPath: string,
+  ) {
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
     child.stdout.on('end', () => {
@@ -162,11 +166,12 @@ export class WireServer {
    */
   static start(extraArgs: readonly string[] = [], { cwd = REPO_ROOT }: { cwd?: string } = {}): WireServer {
     assertServerBuilt();
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...extraArgs], {
+    const audit = auditArgs();
+    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...audit, ...extraArgs], {
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    return new WireServer(child);
+    return new WireServer(child, audit[1]!);
   }
 
   get pid(): number {
