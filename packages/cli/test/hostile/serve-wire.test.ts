@@ -16,13 +16,6 @@ import {
 
 afterAll(removeAuditFiles);
 
-/** Peak resident memory of a process, in bytes (Linux `VmHWM`). */
-export function peakRss(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match === null) throw new Error(`no VmHWM for ${pid}`);
-  return Number(match[1]) * 1024;
-}
-
 /** The raw stdout line answering the request whose id text is `idText`. */
 async function rawAnswer(server: WireServer, idText: string): Promise<string> {
   const prefix = `{"id":${idText},`;
