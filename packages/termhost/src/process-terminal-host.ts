@@ -27,6 +27,19 @@ export const DEFAULT_SHELL_PREFIX: readonly string[] = Object.freeze(['bash', '-
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_TERMINALS = 64;
 export const DEFAULT_KILL_GRACE_MS = 2000;
+/**
+ * Request size limits, checked before the gate (so before any audit record):
+ * one argument (the command, a command line, each arg) at most the kernel's
+ * `MAX_ARG_STRLEN` minus its NUL; a cwd at most `PATH_MAX` minus its NUL;
+ * command, args and env together at most 1 MiB. Larger requests could not
+ * be exec'd anyway.
+ */
+export const MAX_ARGUMENT_BYTES = 128 * 1024 - 1;
+export const MAX_CWD_BYTES = 4095;
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** A POSIX (portable) environment variable name; anything else is refused before the gate sees it. */
+export const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Construction options of {@link ProcessTerminalHost}. Every field is optional. */
 export interface ProcessTerminalHostOptions {
@@ -99,7 +112,8 @@ export interface ProcessTerminalHostOptions {
  *   status the release caused. Calls that reach the host after `release`
  *   started reject with `TERMINAL_NOT_FOUND`.
  * - After `closeAll()` without a scope the host is closed: `create` rejects
- *   with `HOST_CLOSED`.
+ *   with `HOST_CLOSED` unless its command was already spawned, in which case
+ *   it resolves with the id and `closeAll` kills that terminal too.
  * - Limits: processes that leave the group (`setsid`, double fork into a new
  *   session) escape `kill`; that is the policy's concern.
  */
@@ -230,10 +244,9 @@ export class ProcessTerminalHost implements TerminalHost {
     });
     this.#terminals.set(id, terminal);
     this.#notify('onSpawned', () => this.#observer.onSpawned({ terminalId: id, pid: child.pid, caller }));
-    if (this.#closed) {
-      await this.#release(terminal);
-      throw new TermhostError('HOST_CLOSED', 'The terminal host closed while the command was starting');
-    }
+    // Spawned: the caller learns the id even if the host closed meanwhile. A
+    // concurrent `closeAll` waits for this creation and then kills the
+    // terminal, so the answer says what happened (it ran) and nothing outlives the host.
     return id;
   }
 
@@ -304,14 +317,17 @@ export class ProcessTerminalHost implements TerminalHost {
     if (env !== undefined) {
       if (typeof env !== 'object' || env === null) throw invalid('env must be an object of strings');
       for (const [name, value] of Object.entries(env)) {
-        if (name.length === 0 || name.includes('=') || name.includes('\0')) {
-          throw invalid(`env name ${JSON.stringify(name)} is not a valid variable name`);
+        if (!POSIX_ENV_NAME.test(name)) {
+          throw invalid(
+            `env name ${JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name)} is not a valid variable name: a name is a letter or _ followed by letters, digits or _`,
+          );
         }
         if (typeof value !== 'string' || value.includes('\0'))
           throw invalid(`env ${name} must be a string without NUL`);
         ownEnv[name] = value;
       }
     }
+    checkSizes(command, args, cwd, ownEnv);
     if (outputByteLimit !== undefined && !isNonNegativeInteger(outputByteLimit)) {
       throw invalid('outputByteLimit must be an integer ≥ 0');
     }
@@ -403,6 +419,36 @@ export class ProcessTerminalHost implements TerminalHost {
       this.#onError(error, `TerminalObserver.${event}`);
     }
   }
+}
+
+/** Refuses a request over the size limits (INVALID_SPEC), naming the field and its size. */
+function checkSizes(
+  command: string,
+  args: readonly string[] | undefined,
+  cwd: string | undefined,
+  env: Readonly<Record<string, string>>,
+): void {
+  const tooLong = (what: string, bytes: number, limit: number): TermhostError =>
+    new TermhostError('INVALID_SPEC', `${what} is ${bytes} bytes; the limit is ${limit}`, { bytes, limit });
+  let total = 0;
+  for (const [what, value] of [
+    ['command', command] as const,
+    ...(args ?? []).map((a, i) => [`args[${i}]`, a] as const),
+  ]) {
+    const bytes = Buffer.byteLength(value);
+    if (bytes > MAX_ARGUMENT_BYTES) throw tooLong(what, bytes, MAX_ARGUMENT_BYTES);
+    total += bytes + 1;
+  }
+  if (cwd !== undefined && Buffer.byteLength(cwd) > MAX_CWD_BYTES) {
+    throw tooLong('cwd', Buffer.byteLength(cwd), MAX_CWD_BYTES);
+  }
+  for (const [name, value] of Object.entries(env)) {
+    const bytes = Buffer.byteLength(name) + Buffer.byteLength(value) + 2;
+    if (bytes > MAX_ARGUMENT_BYTES) throw tooLong(`env ${name}`, bytes, MAX_ARGUMENT_BYTES);
+    total += bytes;
+  }
+  if (total > MAX_REQUEST_BYTES)
+    throw tooLong('the request (command, args and env)', total, MAX_REQUEST_BYTES);
 }
 
 async function checkDirectory(cwd: string): Promise<void> {

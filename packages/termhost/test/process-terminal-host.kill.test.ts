@@ -1,6 +1,10 @@
+import { CrossSpawnProcessSpawner } from '../src/adapters/cross-spawn-process-spawner.js';
+import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../src/ports/process-spawner.js';
+import type { ProcessTerminalHost } from '../src/process-terminal-host.js';
 import { closeHosts, linesPrinted, newHost } from './support/hosts.js';
 import { isRunning, until } from './support/processes.js';
 import { RecordingGate } from './support/recording-gate.js';
+import { RecordingObserver } from './support/recording-observer.js';
 
 afterEach(closeHosts);
 
@@ -236,5 +240,29 @@ describe('ProcessTerminalHost: closeAll', () => {
     letThrough();
     await expect(creation).rejects.toMatchObject({ code: 'HOST_CLOSED' });
     await closing;
+  });
+
+  it('answers a create whose command spawned while the host closed with its id, and kills it', async () => {
+    // The real spawner; the host starts closing the moment the command runs.
+    let host: ProcessTerminalHost | undefined;
+    let closing: Promise<void> | undefined;
+    let pid = 0;
+    const spawner: ProcessSpawner = {
+      async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
+        const child = await new CrossSpawnProcessSpawner().spawn(request);
+        pid = child.pid;
+        closing = host!.closeAll();
+        return child;
+      },
+    };
+    const observer = new RecordingObserver();
+    host = newHost({ spawner, observer });
+    const id = await host.create({ command: 'sleep 1000' });
+    expect(typeof id).toBe('string');
+    await closing;
+    expect(isRunning(pid)).toBe(false);
+    // It ran, and the host says so: a spawn and an exit by the shutdown's SIGTERM.
+    expect(observer.events.map((e) => e.type)).toEqual(['spawned', 'exited']);
+    expect(observer.exited(id)).toMatchObject({ exitStatus: { signal: 'SIGTERM' } });
   });
 });

@@ -255,7 +255,13 @@ describe('ProcessTerminalHost: environment and stdin', () => {
     const marker = join(dir.path, 'bash-env-ran');
     const startup = join(dir.path, 'startup.sh');
     writeFileSync(startup, `touch '${marker}'\n`);
-    const host = newHost({ inheritEnv: { ...process.env, BASH_ENV: startup } });
+    const host = newHost({
+      inheritEnv: { ...process.env, BASH_ENV: startup, 'BASH_FUNC_echo%%': '() { builtin echo pwned; }' },
+    });
+    // A request cannot even name an exported function: it is not a POSIX name.
+    await expect(
+      host.create({ command: 'echo hi', env: { 'BASH_FUNC_echo%%': '() { builtin echo pwned; }' } }),
+    ).rejects.toMatchObject({ code: 'INVALID_SPEC' });
     const { output } = await run(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
       'echo "${BASH_ENV-unset} ${ENV-unset}"; echo hi',
@@ -264,7 +270,6 @@ describe('ProcessTerminalHost: environment and stdin', () => {
           BASH_ENV: startup,
           ENV: startup,
           SHELLOPTS: 'xtrace',
-          'BASH_FUNC_echo%%': '() { builtin echo pwned; }',
         },
       },
       host,
@@ -400,6 +405,20 @@ describe('ProcessTerminalHost: gate', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(marker)).toBe(false);
     expect(observer.events).toEqual([]);
+  });
+
+  it('refuses env names that are not POSIX names before the gate is asked', async () => {
+    const gate = new RecordingGate();
+    const host = newHost({ gate });
+    for (const name of ['LC_A\nLD_PRELOAD', 'LC_$X', 'LC_;id', 'LC_\u0007', '1LC', 'LC-A', '']) {
+      await expect(host.create({ command: 'true', env: { [name]: 'x' } })).rejects.toMatchObject({
+        code: 'INVALID_SPEC',
+        message: expect.stringContaining(`${JSON.stringify(name)} is not a valid variable name`),
+      });
+    }
+    expect(gate.requests).toEqual([]);
+    const { output } = await run('printf %s "$LC_OK_1"', { env: { LC_OK_1: 'fine' } }, host);
+    expect(output).toBe('fine');
   });
 
   it('carries the reason and rule ids of a refusal', async () => {

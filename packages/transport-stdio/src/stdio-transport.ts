@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { stringifyMessage, withExactId } from './exact-id.js';
 import { type LineEvent, LineSplitter } from './line-splitter.js';
 import type { FramingError, MessageTransport } from './message-transport.js';
 
@@ -10,9 +11,16 @@ export interface StdioTransportOptions {
    * `process.stdout`, which must not be ended while the process lives.
    */
   readonly endOutputOnClose?: boolean;
+  /**
+   * How long a write may wait for the peer to read (no write settles) before
+   * the peer counts as gone: writes fail and `onclose` fires, as on end of
+   * input. Default {@link DEFAULT_STALL_TIMEOUT_MS}.
+   */
+  readonly stallTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 /**
  * Newline-delimited JSON over a pair of byte streams. The streams are
@@ -22,6 +30,7 @@ export class StdioTransport implements MessageTransport {
   onmessage?: (message: unknown) => void;
   onframingerror?: (error: FramingError) => void;
   onclose?: () => void;
+  ondrain?: () => void;
 
   private readonly splitter: LineSplitter;
   private readonly maxLineBytes: number;
@@ -31,6 +40,11 @@ export class StdioTransport implements MessageTransport {
   private closeNotified = false;
   private closed = false;
   private outputError: Error | null = null;
+  /** Bytes passed to `send` and not yet handed to the stream. */
+  private queuedBytes = 0;
+  private readonly stallTimeoutMs: number;
+  /** Settles the write waiting for 'drain', if any (used when the peer is declared gone). */
+  private abortWait: (() => void) | null = null;
 
   constructor(
     private readonly input: Readable,
@@ -38,6 +52,7 @@ export class StdioTransport implements MessageTransport {
     private readonly options: StdioTransportOptions = {},
   ) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     this.splitter = new LineSplitter(this.maxLineBytes);
   }
 
@@ -54,11 +69,24 @@ export class StdioTransport implements MessageTransport {
 
   send(message: unknown): Promise<void> {
     if (this.closed) return Promise.reject(new Error('transport is closed'));
-    const line = `${JSON.stringify(message)}\n`;
+    if (this.outputError) return Promise.reject(this.outputError);
+    const line = `${stringifyMessage(message)}\n`;
+    const bytes = Buffer.byteLength(line);
+    this.queuedBytes += bytes;
     const write = this.writeChain.then(() => this.writeLine(line));
     // A failed write must not block the ones queued after it.
-    this.writeChain = write.catch(() => undefined);
+    this.writeChain = write
+      .catch(() => undefined)
+      .finally(() => {
+        this.queuedBytes -= bytes;
+        this.ondrain?.();
+      });
     return write;
+  }
+
+  /** Output not yet read by the peer, in bytes: queued lines plus the stream's own buffer. */
+  backlogBytes(): number {
+    return this.queuedBytes + (this.output.writableLength ?? 0);
   }
 
   pause(): void {
@@ -92,15 +120,29 @@ export class StdioTransport implements MessageTransport {
       if (this.output.destroyed || this.output.writableEnded)
         return reject(new Error('output stream is closed'));
       if (this.output.write(line)) return resolve();
+      const timer = setTimeout(() => this.peerGone(), this.stallTimeoutMs);
+      timer.unref();
       const settle = (): void => {
+        clearTimeout(timer);
+        this.abortWait = null;
         this.output.off('drain', settle);
         this.output.off('close', settle);
         if (this.outputError) reject(this.outputError);
         else resolve();
       };
+      this.abortWait = settle;
       this.output.on('drain', settle);
       this.output.on('close', settle);
     });
+  }
+
+  /** The peer left our output unread for `stallTimeoutMs`: it is gone, as if its input had ended. */
+  private peerGone(): void {
+    this.outputError ??= new Error(`the peer read nothing for ${this.stallTimeoutMs} ms`);
+    this.abortWait?.();
+    // Unsent bytes would hold the process open: nobody will read them.
+    this.output.destroy();
+    this.onEnd();
   }
 
   private readonly onOutputError = (error: Error): void => {
@@ -129,7 +171,7 @@ export class StdioTransport implements MessageTransport {
     }
     let message: unknown;
     try {
-      message = JSON.parse(event.text);
+      message = withExactId(event.text, JSON.parse(event.text));
     } catch (error) {
       this.onframingerror?.({ kind: 'parse-error', message: (error as Error).message });
       return;

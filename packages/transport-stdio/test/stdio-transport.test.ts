@@ -1,4 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
+import { LosslessNumber } from 'lossless-json';
 import type { FramingError } from '../src/message-transport.js';
 import { StdioTransport } from '../src/stdio-transport.js';
 
@@ -27,7 +28,7 @@ describe('StdioTransport', () => {
     input.write(`"${'z'.repeat(100)}"\n{"id":"2"}\n`);
     input.end();
     await closed;
-    expect(messages).toEqual([{ id: 1 }, [1, 2], { id: '2' }]);
+    expect(messages).toEqual([{ id: new LosslessNumber('1') }, [1, 2], { id: '2' }]);
     expect(errors.map((e) => e.kind)).toEqual(['parse-error', 'line-too-long']);
     expect(errors[1]).toEqual({ kind: 'line-too-long', bytes: 102, maxLineBytes: 64 });
   });

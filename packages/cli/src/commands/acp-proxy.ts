@@ -1,6 +1,7 @@
 import { ACP_PROXY_USAGE, type AcpProxyConfig, parseAcpProxyArgs } from '../acp-proxy/acp-proxy-config.js';
 import { type AcpProxyHost, buildAcpProxyHost } from '../acp-proxy/acp-proxy-host.js';
 import { runAcpProxy } from '../acp-proxy/acp-proxy-runner.js';
+import { closeInheritedDescriptors } from '../inherited-fds.js';
 import { createStderrLogger } from '../logging.js';
 import type { CliCommand } from './cli-io.js';
 
@@ -19,6 +20,9 @@ export const acpProxyCommand: CliCommand = async (argv, io) => {
     return 2;
   }
   const logger = createStderrLogger(config.logLevel).child({ component: 'acp-proxy' });
+  // Before the agent or any command is spawned: neither may inherit what our launcher left open.
+  const closedFds = closeInheritedDescriptors();
+  if (closedFds.length > 0) logger.debug({ fds: closedFds }, 'closed inherited descriptors');
   let built: AcpProxyHost;
   try {
     built = await buildAcpProxyHost(config, logger, (line) => io.stderr.write(`${line}\n`));

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
+import { closeInheritedDescriptors } from '../inherited-fds.js';
 import { createStderrLogger, LOG_LEVELS } from '../logging.js';
 import { buildServeContainer } from '../serve/composition-root.js';
 import { startPolicyRuntime } from '../serve/policy-runtime.js';
@@ -85,6 +86,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     return 2;
   }
   const logger = createStderrLogger(config.logLevel);
+  // Before anything is spawned: commands must not inherit what our launcher left open.
+  const closedFds = closeInheritedDescriptors();
+  if (closedFds.length > 0) logger.debug({ fds: closedFds }, 'closed inherited descriptors');
   if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
   // The policy gate starts while the protocol already answers; no terminal
   // verb runs before it is ready. If it cannot start, serve stops with exit

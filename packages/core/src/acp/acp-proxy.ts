@@ -1,6 +1,7 @@
 import type { TerminalHost } from '@termgate/termhost';
-import { classify, type RequestId } from '../jsonrpc/messages.js';
+import { classify } from '../jsonrpc/messages.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
+import { idKey, isAnyId, type RequestId } from '../jsonrpc/request-id.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -15,6 +16,8 @@ export interface AcpProxyOptions extends ToolCallTerminalRelayOptions {
   readonly logger?: Logger;
   /** Unflushed writes to one side past which the other side is paused. Default {@link MAX_QUEUED_MESSAGES}. */
   readonly maxQueuedMessages?: number;
+  /** Unflushed bytes to one side past which the other side is paused. Default {@link MAX_QUEUED_BYTES}. */
+  readonly maxQueuedBytes?: number;
   /**
    * How long a side may leave paused writes unread (no write to it settles)
    * before it counts as gone and the conversation ends. Default {@link STALL_TIMEOUT_MS}.
@@ -87,6 +90,9 @@ export class AcpProxyConnection {
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
   private readonly stallTimers: Record<AcpProxySide, NodeJS.Timeout | null> = { editor: null, agent: null };
   private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
+  /** Why each side's input is paused: the other side's backlog (`flow`), waiting terminal requests (`terminals`). */
+  private readonly pausedFor: Record<AcpProxySide, Set<string>> = { editor: new Set(), agent: new Set() };
   private readonly stallTimeoutMs: number;
   private endedBy!: (side: AcpProxySide) => void;
 
@@ -99,7 +105,13 @@ export class AcpProxyConnection {
   ) {
     this.logger = options.logger ?? silentLogger;
     this.service = new AcpTerminalService(host, validator);
-    this.dispatcher = new AcpTerminalDispatcher(this.service, (m) => this.agent.send(m), this.logger);
+    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    this.dispatcher = new AcpTerminalDispatcher(this.service, (m) => this.agent.send(m), this.logger, {
+      backlogBytes: () => agent.backlogBytes?.() ?? 0,
+      hold: (held) => this.setPaused('agent', 'terminals', held),
+      maxBacklogBytes: this.maxQueuedBytes,
+    });
+    agent.ondrain = () => this.dispatcher.pump();
     this.relay = new ToolCallTerminalRelay(
       host,
       (sessionId) => this.service.callerFor(sessionId),
@@ -137,7 +149,7 @@ export class AcpProxyConnection {
     if (
       isObject(raw) &&
       raw.method === ACP_SESSION_PROMPT &&
-      (typeof raw.id === 'string' || typeof raw.id === 'number') &&
+      isAnyId(raw.id) &&
       isObject(raw.params) &&
       typeof raw.params.sessionId === 'string'
     ) {
@@ -145,7 +157,7 @@ export class AcpProxyConnection {
     }
     if (isObject(raw) && raw.method === 'initialize' && 'id' in raw) {
       message = { ...raw, params: withTerminalCapability(raw.params) };
-      if (typeof raw.id === 'string' || typeof raw.id === 'number') this.initializeIds.add(idKey(raw.id));
+      if (isAnyId(raw.id)) this.initializeIds.add(idKey(raw.id));
     }
     this.send(this.agent, message, 'agent');
   }
@@ -170,7 +182,7 @@ export class AcpProxyConnection {
           'agent',
         );
       } else if ('id' in raw) {
-        const id = typeof raw.id === 'string' || typeof raw.id === 'number' ? raw.id : null;
+        const id = isAnyId(raw.id) ? raw.id : null;
         this.send(
           this.agent,
           invalidFromAgent(id, `${raw.method} must be a JSON-RPC 2.0 request with a string or integer id`),
@@ -194,11 +206,7 @@ export class AcpProxyConnection {
       this.toEditor(params === raw.params ? raw : { ...raw, params });
       return;
     }
-    if (
-      isObject(raw) &&
-      ('result' in raw || 'error' in raw) &&
-      (typeof raw.id === 'string' || typeof raw.id === 'number')
-    ) {
+    if (isObject(raw) && ('result' in raw || 'error' in raw) && isAnyId(raw.id)) {
       if ('result' in raw) this.noteAgentInfo(raw.id, raw.result);
       const sessionId = this.promptSessions.get(idKey(raw.id));
       if (sessionId !== undefined) {
@@ -232,25 +240,44 @@ export class AcpProxyConnection {
    * counts as gone: `closed` resolves with it.
    */
   private send(channel: MessageChannel, message: unknown, to: AcpProxySide): void {
-    const source = to === 'editor' ? this.agent : this.editor;
+    const from: AcpProxySide = to === 'editor' ? 'agent' : 'editor';
     this.queued[to]++;
-    if (this.queued[to] === this.maxQueued) {
-      source.pause?.();
+    const sent = channel.send(message);
+    if (!this.pausedFor[from].has('flow') && this.backedUp(channel, to, 1)) {
+      this.setPaused(from, 'flow', true);
       this.watchStall(to);
     }
-    channel
-      .send(message)
+    sent
       .catch((error: unknown) => {
         this.logger.debug({ err: error, to }, 'could not forward: the channel is closed');
       })
       .finally(() => {
         this.queued[to]--;
         if (this.stallTimers[to] !== null) this.watchStall(to); // progress: the peer reads again
-        if (this.queued[to] === Math.floor(this.maxQueued / 2)) {
+        if (this.pausedFor[from].has('flow') && !this.backedUp(channel, to, 2)) {
           this.clearStall(to);
-          source.resume?.();
+          this.setPaused(from, 'flow', false);
         }
       });
+  }
+
+  /** Whether writes to `to` are backed up past the limits divided by `divisor` (2: the resume threshold). */
+  private backedUp(channel: MessageChannel, to: AcpProxySide, divisor: number): boolean {
+    const bytes = channel.backlogBytes?.() ?? 0;
+    return this.queued[to] >= this.maxQueued / divisor || bytes >= this.maxQueuedBytes / divisor;
+  }
+
+  /** Pauses a side's input while any reason holds. */
+  private setPaused(side: AcpProxySide, reason: string, paused: boolean): void {
+    const reasons = this.pausedFor[side];
+    const before = reasons.size > 0;
+    if (paused) reasons.add(reason);
+    else reasons.delete(reason);
+    const after = reasons.size > 0;
+    if (before === after) return;
+    const channel = side === 'editor' ? this.editor : this.agent;
+    if (after) channel.pause?.();
+    else channel.resume?.();
   }
 
   private watchStall(side: AcpProxySide): void {
@@ -285,13 +312,11 @@ export class AcpProxyConnection {
 
 /** Unflushed writes to one side past which the other side is paused (it resumes at half). */
 export const MAX_QUEUED_MESSAGES = 4096;
+/** Unflushed bytes to one side past which the other side is paused (it resumes at half): 8 MiB. */
+export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /** How long a side may leave paused writes unread before it counts as gone. */
 export const STALL_TIMEOUT_MS = 30_000;
 
-function invalidFromAgent(id: string | number | null, detail: string): Record<string, unknown> {
+function invalidFromAgent(id: RequestId | null, detail: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: ProtocolError.invalidRequest(detail).toWire() };
-}
-
-function idKey(id: RequestId): string {
-  return `${typeof id}:${id}`;
 }

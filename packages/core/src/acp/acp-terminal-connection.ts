@@ -1,5 +1,6 @@
 import { classify } from '../jsonrpc/messages.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
+import type { RequestId } from '../jsonrpc/request-id.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { MessageChannel } from '../ports/message-channel.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
@@ -22,7 +23,11 @@ export class AcpTerminalConnection {
     service: AcpTerminalService,
     private readonly logger: Logger = silentLogger,
   ) {
-    this.dispatcher = new AcpTerminalDispatcher(service, (m) => this.channel.send(m), logger);
+    this.dispatcher = new AcpTerminalDispatcher(service, (m) => this.channel.send(m), logger, {
+      backlogBytes: () => channel.backlogBytes?.() ?? 0,
+      hold: (held) => (held ? channel.pause?.() : channel.resume?.()),
+    });
+    channel.ondrain = () => this.dispatcher.pump();
     channel.onmessage = (message) => this.receive(message);
     channel.onframingerror = (error) => {
       const wire =
@@ -53,7 +58,7 @@ export class AcpTerminalConnection {
     }
   }
 
-  private async reply(id: string | number | null, error: ProtocolError): Promise<void> {
+  private async reply(id: RequestId | null, error: ProtocolError): Promise<void> {
     try {
       await this.channel.send({ jsonrpc: '2.0', id, error: error.toWire() });
     } catch (sendError) {

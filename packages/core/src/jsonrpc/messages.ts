@@ -1,6 +1,7 @@
 import { ProtocolError } from './protocol-error.js';
+import { isAnyId, isRequestId, type RequestId } from './request-id.js';
 
-export type RequestId = string | number;
+export { isRequestId, type RequestId } from './request-id.js';
 export type Params = Readonly<Record<string, unknown>>;
 
 export interface InboundRequest {
@@ -35,11 +36,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** MCP ids are strings or integers; `null` and fractions are not ids. */
-export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
-}
-
 /**
  * Sorts one parsed JSON value into what it is. Never throws.
  * A batch (array) is not part of either MCP revision: it is invalid.
@@ -61,6 +57,8 @@ export function classify(message: unknown): InboundMessage {
   }
   const hasId = 'id' in message;
   const id = hasId && isRequestId(message.id) ? message.id : null;
+  // An error about the id itself still echoes it when it is a string or a number (`1e-400`, `1.5`).
+  const echo = hasId && isAnyId(message.id) ? message.id : null;
   if (message.jsonrpc !== '2.0') {
     return { kind: 'invalid', id, error: ProtocolError.invalidRequest('"jsonrpc" must be "2.0"') };
   }
@@ -74,7 +72,7 @@ export function classify(message: unknown): InboundMessage {
   if (hasId && id === null) {
     return {
       kind: 'invalid',
-      id: null,
+      id: echo,
       error: ProtocolError.invalidRequest('"id" must be a string or an integer'),
     };
   }

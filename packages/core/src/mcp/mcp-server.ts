@@ -1,6 +1,7 @@
 import type { CallerContext, TerminalHost } from '@termgate/termhost';
-import { classify, type InboundRequest, type Params, type RequestId } from '../jsonrpc/messages.js';
+import { classify, type InboundRequest, type Params } from '../jsonrpc/messages.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
+import { findIdKey, idKey, type RequestId } from '../jsonrpc/request-id.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -35,7 +36,24 @@ export interface McpServerOptions {
   readonly cacheTtlMs?: number;
   readonly defaultWaitSeconds?: number;
   readonly progressIntervalMs?: number;
+  /**
+   * Flow control: a request is started only while the channel's unread
+   * output is below this many bytes. Default {@link MAX_BACKLOG_BYTES}.
+   */
+  readonly maxBacklogBytes?: number;
+  /**
+   * Requests that produce a sizeable answer (everything but waits and
+   * subscriptions) running at once. Default {@link MAX_ACTIVE_REQUESTS}.
+   */
+  readonly maxActiveRequests?: number;
+  /** Requests in flight at once, of any kind. Default {@link MAX_IN_FLIGHT}. */
+  readonly maxInFlight?: number;
 }
+
+/** 8 MiB, the stdio transport's own pause threshold. */
+export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+export const MAX_ACTIVE_REQUESTS = 16;
+export const MAX_IN_FLIGHT = 256;
 
 type Result = Record<string, unknown>;
 
@@ -43,10 +61,6 @@ interface InFlight {
   readonly controller: AbortController;
   /** Set once the client cancelled: nothing more may be sent for this request. */
   cancelled: boolean;
-}
-
-function idKey(id: RequestId): string {
-  return `${typeof id}:${id}`;
 }
 
 /**
@@ -82,6 +96,13 @@ export class McpServer {
  *
  * Contract:
  * - Requests are handled concurrently; responses go out in completion order.
+ * - A request whose id is already in flight is answered `-32600` and not run.
+ * - Flow control: requests are started in arrival order, and only while the
+ *   client's unread output is below `maxBacklogBytes`, fewer than
+ *   `maxActiveRequests` answer-producing requests run, and fewer than
+ *   `maxInFlight` requests are in flight; until then the channel is paused,
+ *   so a client that stops reading stops being read, and memory stays
+ *   bounded by those limits.
  * - Notifications are never answered.
  * - After a request is cancelled, nothing more is sent for it.
  * - `shutdown` answers every open `subscriptions/listen` with a complete
@@ -94,6 +115,14 @@ export class McpConnection {
   private legacyClient: ClientInfo | undefined;
   private shuttingDown = false;
   private readonly cacheTtlMs: number;
+  /** Requests received and not started yet (flow control), in arrival order. */
+  private readonly waiting: InboundRequest[] = [];
+  private readonly waitingKeys = new Set<string>();
+  /** Answer-producing requests running (see `maxActiveRequests`). */
+  private active = 0;
+  private readonly maxBacklogBytes: number;
+  private readonly maxActive: number;
+  private readonly maxInFlight: number;
 
   constructor(
     private readonly channel: MessageChannel,
@@ -102,6 +131,10 @@ export class McpConnection {
     private readonly logger: Logger,
   ) {
     this.cacheTtlMs = options.cacheTtlMs ?? 3_600_000;
+    this.maxBacklogBytes = options.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
+    this.maxActive = options.maxActiveRequests ?? MAX_ACTIVE_REQUESTS;
+    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+    channel.ondrain = () => this.pump();
     channel.onmessage = (message) => this.receive(message);
     channel.onframingerror = (error) => this.framingError(error);
     channel.start();
@@ -137,10 +170,43 @@ export class McpConnection {
       case 'notification':
         this.notification(message.method, message.params);
         return;
-      case 'request':
-        void this.request(message);
+      case 'request': {
+        const key = idKey(message.id);
+        if (this.inFlight.has(key) || this.waitingKeys.has(key)) {
+          void this.respondError(
+            message.id,
+            ProtocolError.invalidRequest('this id is already used by a request in flight; it was not run'),
+          );
+          return;
+        }
+        this.waiting.push(message);
+        this.waitingKeys.add(key);
+        this.pump();
         return;
+      }
     }
+  }
+
+  /** Starts waiting requests while the flow-control limits allow; pauses the channel while some wait. */
+  private pump(): void {
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      const heavy = producesAnswer(next);
+      const backlog = this.channel.backlogBytes?.() ?? 0;
+      if (backlog >= this.maxBacklogBytes || this.inFlight.size >= this.maxInFlight) break;
+      if (heavy && this.active >= this.maxActive) break;
+      this.waiting.shift();
+      this.waitingKeys.delete(idKey(next.id));
+      if (heavy) this.active++;
+      void this.request(next).finally(() => {
+        if (heavy) {
+          this.active--;
+          this.pump();
+        }
+      });
+    }
+    if (this.waiting.length > 0) this.channel.pause?.();
+    else this.channel.resume?.();
   }
 
   private framingError(error: ChannelFramingError): void {
@@ -155,9 +221,17 @@ export class McpConnection {
 
   private notification(method: string, params: Params | undefined): void {
     if (method !== 'notifications/cancelled') return;
+    const queued = findIdKey(this.waitingKeys, params?.requestId);
+    if (queued !== undefined && this.waitingKeys.delete(queued)) {
+      // Not started yet: it never runs and is never answered.
+      const index = this.waiting.findIndex((request) => idKey(request.id) === queued);
+      if (index !== -1) this.waiting.splice(index, 1);
+      this.pump();
+      return;
+    }
+    const key = findIdKey(this.inFlight.keys(), params?.requestId);
+    if (key === undefined) return;
     const requestId = params?.requestId;
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    const key = idKey(requestId);
     const flight = this.inFlight.get(key);
     if (!flight) return;
     flight.cancelled = true;
@@ -194,7 +268,7 @@ export class McpConnection {
         );
       }
     } finally {
-      if (!keepOpen) this.inFlight.delete(key);
+      if (!keepOpen && this.inFlight.get(key) === flight) this.inFlight.delete(key);
     }
   }
 
@@ -340,4 +414,10 @@ export class McpConnection {
       this.logger.debug({ err: error }, 'could not send: the channel is closed');
     }
   }
+}
+
+/** False for requests whose answer is small whatever they do: waits (progress is flow-controlled on its own) and subscriptions. */
+function producesAnswer(request: InboundRequest): boolean {
+  if (request.method === 'subscriptions/listen') return false;
+  return !(request.method === 'tools/call' && request.params?.name === 'terminal_wait_for_exit');
 }

@@ -24,4 +24,8 @@ export interface MessageChannel {
    */
   pause?(): void;
   resume?(): void;
+  /** Flow control, optional: output not yet taken by the peer, in bytes. */
+  backlogBytes?(): number;
+  /** Called when queued output was taken by the peer (the backlog shrank). */
+  ondrain?: () => void;
 }

@@ -1,12 +1,15 @@
 import type { CallerContext, ExitedEvent, GateRequest, SpawnedEvent } from '@termgate/termhost';
 import type { SimpleCommand, Verdict } from '../decision.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
+import { ARGS_MAX_ITEMS, ENV_NAMES_MAX_ITEMS, FieldCapper } from './field-caps.js';
 
 /**
  * Builders of the audit record bodies (docs/AUDIT.md, "Records"). Field names
  * follow ECS where ECS has the field; termgate's own live under `termgate`.
  * Every builder is pure; the sink adds `@timestamp`, `seq` and the chain.
  * Environment *values* never appear in a record: only the names.
+ * Client-supplied fields are bounded (see `FIELD_CAPS`): a record never grows
+ * with the size of a request.
  */
 
 /** Which policy judged: recorded at start and on every create decision. */
@@ -35,14 +38,27 @@ export function quoteArgv(argv: readonly string[]): string {
   return argv.map((arg) => (SAFE_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
 
-function callerFields(caller: CallerContext): Record<string, unknown> {
+function callerFields(caller: CallerContext, cap: FieldCapper): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (caller.clientName !== undefined || caller.clientVersion !== undefined) {
-    fields.client = { name: caller.clientName, version: caller.clientVersion };
+    fields.client = {
+      name: caller.clientName === undefined ? undefined : cap.text('termgate.client.name', caller.clientName),
+      version:
+        caller.clientVersion === undefined
+          ? undefined
+          : cap.text('termgate.client.version', caller.clientVersion),
+    };
   }
   if (caller.protocol !== undefined) fields.protocol = caller.protocol;
-  if (caller.scope !== undefined && caller.scope !== '') fields.scope = caller.scope;
+  if (caller.scope !== undefined && caller.scope !== '')
+    fields.scope = cap.text('termgate.scope', caller.scope);
   return fields;
+}
+
+/** The caller's fields, capped, with `truncated` when a cap applied. */
+function callerAndCaps(caller: CallerContext): Record<string, unknown> {
+  const cap = new FieldCapper();
+  return { ...callerFields(caller, cap), ...cap.fields() };
 }
 
 function commandLine(request: GateRequest): string {
@@ -60,6 +76,9 @@ export function decisionEvent(
   const { spec } = request;
   const isCreate = request.verb === 'create';
   const cwd = decided.resolvedCwd ?? spec.cwd;
+  const cap = new FieldCapper();
+  const line = cap.text('process.command_line', commandLine(request));
+  const caller = callerFields(request.caller, cap);
   return {
     event: {
       kind: 'event',
@@ -67,26 +86,31 @@ export function decisionEvent(
       type: ['info', allowed ? 'allowed' : 'denied'],
       action: `terminal-${request.verb}`,
       outcome: allowed ? 'success' : 'failure',
-      reason: decided.reason,
+      reason: cap.text('event.reason', decided.reason),
     },
     process: isCreate
-      ? { command_line: commandLine(request), args: spec.argv, working_directory: cwd }
-      : { command_line: commandLine(request) },
+      ? {
+          command_line: line,
+          args: cap.list('process.args', spec.argv, ARGS_MAX_ITEMS),
+          working_directory: cap.text('process.working_directory', cwd),
+        }
+      : { command_line: line },
     ...(decided.ruleIds.length > 0 ? { rule: { id: [...decided.ruleIds] } } : {}),
     termgate: {
-      terminal_id: request.terminalId,
+      terminal_id: cap.text('termgate.terminal_id', String(request.terminalId)),
       verb: request.verb,
       decision: decided.decision,
       ...(isCreate
         ? {
-            env_names: Object.keys(spec.env).sort(),
-            ...(cwd !== spec.cwd ? { cwd_requested: spec.cwd } : {}),
-            subcommands: decided.subcommands ?? [],
+            env_names: cap.list('termgate.env_names', Object.keys(spec.env).sort(), ENV_NAMES_MAX_ITEMS),
+            ...(cwd !== spec.cwd ? { cwd_requested: cap.text('termgate.cwd_requested', spec.cwd) } : {}),
+            subcommands: cap.items('termgate.subcommands', decided.subcommands ?? []),
             ...(decided.sandboxSha256 !== undefined ? { sandbox: { sha256: decided.sandboxSha256 } } : {}),
           }
         : {}),
       ...(policy !== undefined ? { policy: { sha256: policy.sha256 } } : {}),
-      ...callerFields(request.caller),
+      ...caller,
+      ...cap.fields(),
     },
   };
 }
@@ -105,7 +129,7 @@ export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string): AuditEv
     termgate: {
       terminal_id: event.terminalId,
       ...(sandboxSha256 !== undefined ? { sandbox: { sha256: sandboxSha256 } } : {}),
-      ...callerFields(event.caller),
+      ...callerAndCaps(event.caller),
     },
   };
 }
@@ -134,7 +158,7 @@ export function exitEvent(event: ExitedEvent, pid?: number): AuditEvent {
       total_bytes: event.totalBytes,
       dropped_bytes: event.droppedBytes,
       output_sha256: event.outputSha256,
-      ...callerFields(event.caller),
+      ...callerAndCaps(event.caller),
     },
   };
 }

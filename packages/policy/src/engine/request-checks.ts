@@ -4,6 +4,9 @@ import { isInside } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy } from '../policy-file/policy-types.js';
 import type { Assignment } from '../shell/analysis.js';
 
+/** A portable variable name: what a client may name in `env`. */
+const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** The env and cwd part of a policy, compiled. */
 export class RequestChecks {
   private readonly denied: readonly RegExp[];
@@ -28,7 +31,12 @@ export class RequestChecks {
   envProblems(request: CommandRequest): string[] {
     const problems: string[] = [];
     for (const name of Object.keys(request.env)) {
-      if (matchesAny(name, this.denied)) problems.push(`the client may not set ${name} (env.deny)`);
+      // Checked before any glob: `LC_*` must not let `LC_A\nLD_PRELOAD` through.
+      if (!POSIX_ENV_NAME.test(name)) {
+        problems.push(
+          `${JSON.stringify(name)} is not a valid variable name (a letter or _, then letters, digits or _)`,
+        );
+      } else if (matchesAny(name, this.denied)) problems.push(`the client may not set ${name} (env.deny)`);
       else if (!matchesAny(name, this.clientSettable))
         problems.push(`the client may not set ${name} (not in env.allowClientSet)`);
     }

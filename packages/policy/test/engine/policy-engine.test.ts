@@ -133,6 +133,16 @@ rules:
     expect(engine.judge(line('ls', { cwd, env: { LD_PRELOAD: 'x' } })).decision).toBe('deny');
   });
 
+  test('client env names are POSIX names before any glob is tried: APP_* admits none of these', () => {
+    const cwd = join(root, 'work');
+    for (const name of ['APP_A\nLD_PRELOAD', 'APP_$X', 'APP_;id', 'APP_\u0001', 'APP_ X', 'APP_-', 'APP_é']) {
+      const d = engine.judge(line('ls', { cwd, env: { [name]: 'x' } }));
+      expect(d.decision).toBe('deny');
+      expect(d.reason).toContain(`${JSON.stringify(name)} is not a valid variable name`);
+    }
+    expect(engine.judge(line('ls', { cwd, env: { APP_OK_1: 'x' } })).decision).toBe('allow');
+  });
+
   test('in-line assignments of denied names are refused wherever they occur', () => {
     const cwd = join(root, 'work');
     for (const l of [

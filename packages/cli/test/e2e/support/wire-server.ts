@@ -160,7 +160,11 @@ export class WireServer {
   private nextId = 1;
   private listeners = new Set<() => void>();
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    /** The audit trail this server writes. */
+    readonly auditPath: string,
+  ) {
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
     child.stdout.on('end', () => {
@@ -196,12 +200,13 @@ export class WireServer {
     assertServerBuilt();
     // Without --policy: the shipped default, sandbox off (see unsandboxedDefaultPolicy).
     const policy = extraArgs.includes('--policy') ? [] : defaultPolicyArgs(false);
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...auditArgs(), ...policy, ...extraArgs], {
+    const audit = auditArgs();
+    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...audit, ...policy, ...extraArgs], {
       cwd,
       ...(env !== undefined && { env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    return new WireServer(child);
+    return new WireServer(child, audit[1]!);
   }
 
   get pid(): number {
