@@ -1,0 +1,141 @@
+// Sandbox benchmark, side by side in one run (interleaved, order rotated):
+//  1. cycle cost: create + wait + release of `true` through ProcessTerminalHost,
+//     unsandboxed vs in the bubblewrap sandbox (network none: nsenter into the
+//     shared namespace, then bwrap), with the floor of a bare `bwrap … true`
+//     and of `nsenter … bwrap … true` spawned directly;
+//  2. proxy throughput: curl downloading a file from a loopback HTTP server,
+//     directly (unsandboxed) vs from inside a sandbox whose allowlist names
+//     it (socat relay + termgate's proxy).
+// Usage: npx -y pnpm@12.4.2 run build && node bench/sandbox/run.mjs [cycles] [downloads] [MiB]
+// Prints a markdown report. Not a test: nothing is asserted.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  BubblewrapSandbox,
+  CrossSpawnProcessSpawner,
+  ProcessTerminalHost,
+} from '../../packages/termhost/dist/index.js';
+
+const cycles = Number(process.argv[2] ?? 300);
+const downloads = Number(process.argv[3] ?? 10);
+const mib = Number(process.argv[4] ?? 256);
+const workspace = mkdtempSync(join(tmpdir(), 'termgate-bench-sandbox-'));
+const profile = (network) => ({
+  filesystem: { writable: [workspace], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+  network,
+});
+const gate = (network) => ({ decide: () => ({ allow: true, sandbox: profile(network) }) });
+
+const none = await BubblewrapSandbox.start({ network: 'none', runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')) });
+const plainHost = new ProcessTerminalHost({ cwd: workspace });
+const sandboxHost = new ProcessTerminalHost({
+  cwd: workspace,
+  gate: gate('none'),
+  spawner: none.spawner(new CrossSpawnProcessSpawner()),
+});
+
+async function hostCycle(host) {
+  const id = await host.create({ command: 'true', args: [] });
+  await host.waitForExit(id);
+  await host.release(id);
+}
+
+async function raw(program, args) {
+  const child = spawn(program, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.resume();
+  child.stderr.resume();
+  await once(child, 'close');
+}
+
+// The bare floor: what bubblewrap's own start costs, without termgate.
+const BWRAP = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
+  '--unshare-cgroup-try', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+  '--bind', workspace, workspace, '--chdir', workspace, '--', 'true'];
+
+const variants = [
+  { name: 'host, unsandboxed', run: () => hostCycle(plainHost) },
+  { name: 'host, sandboxed (network none)', run: () => hostCycle(sandboxHost), baseline: 'host, unsandboxed' },
+  { name: 'raw spawn `true`', run: () => raw('true', []) },
+  { name: 'bare `bwrap … true`', run: () => raw('bwrap', BWRAP), baseline: 'raw spawn `true`' },
+];
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const samples = new Map(variants.map((v) => [v.name, []]));
+for (let i = 0; i < 20; i++) for (const v of variants) await v.run();
+for (let i = 0; i < cycles; i++) {
+  for (let j = 0; j < variants.length; j++) {
+    const v = variants[(i + j) % variants.length];
+    const t0 = performance.now();
+    await v.run();
+    samples.get(v.name).push(performance.now() - t0);
+  }
+}
+const p50 = new Map([...samples].map(([k, s]) => [k, quantile([...s].sort((a, b) => a - b), 0.5)]));
+
+console.log(`## sandbox\n\n${cpus().length} cores, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${cycles} cycles each, interleaved\n`);
+console.log('| variant | p50 ms | p99 ms | vs baseline (p50) |\n|---|---|---|---|');
+for (const v of variants) {
+  const s = [...samples.get(v.name)].sort((a, b) => a - b);
+  const ratio = v.baseline ? `${(p50.get(v.name) / p50.get(v.baseline)).toFixed(2)}× ${v.baseline}` : '—';
+  console.log(`| ${v.name} | ${quantile(s, 0.5).toFixed(2)} | ${quantile(s, 0.99).toFixed(2)} | ${ratio} |`);
+}
+const overhead = p50.get('host, sandboxed (network none)') - p50.get('host, unsandboxed');
+const floor = p50.get('bare `bwrap … true`') - p50.get('raw spawn `true`');
+console.log(`\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms.\n`);
+
+// Proxy throughput.
+const body = Buffer.alloc(1024 * 1024, 120);
+const server = createServer((_req, res) => {
+  res.writeHead(200, { 'content-length': String(body.length * mib) });
+  let left = mib;
+  const pump = () => {
+    while (left > 0) {
+      left--;
+      if (!res.write(body)) return res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
+});
+await new Promise((r) => server.listen(0, '0.0.0.0', r));
+const { port } = server.address();
+const proxied = await BubblewrapSandbox.start({
+  network: { allow: ['127.0.0.2'], onRefused: () => {} },
+  runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
+});
+const proxyHost = new ProcessTerminalHost({
+  cwd: workspace,
+  gate: gate('proxy'),
+  spawner: proxied.spawner(new CrossSpawnProcessSpawner()),
+});
+async function download(host) {
+  const id = await host.create({
+    command: 'curl',
+    args: ['-sS', '-o', '/dev/null', '-w', '%{speed_download}', `http://127.0.0.2:${port}/`],
+  });
+  await host.waitForExit(id);
+  const { output } = await host.output(id);
+  await host.release(id);
+  return Number(output) / (1024 * 1024);
+}
+const speeds = { direct: [], proxied: [] };
+for (let i = 0; i < downloads; i++) {
+  for (const [name, host] of i % 2 === 0 ? [['direct', plainHost], ['proxied', proxyHost]] : [['proxied', proxyHost], ['direct', plainHost]]) {
+    speeds[name].push(await download(host));
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`| download (${mib} MiB, curl, ${downloads} runs each) | median MiB/s | vs direct |\n|---|---|---|`);
+console.log(`| direct, unsandboxed | ${median(speeds.direct).toFixed(0)} | 1.00× |`);
+console.log(`| sandboxed, through socat + the allowlist proxy | ${median(speeds.proxied).toFixed(0)} | ${(median(speeds.proxied) / median(speeds.direct)).toFixed(2)}× |`);
+
+await Promise.all([plainHost.closeAll(), sandboxHost.closeAll(), proxyHost.closeAll()]);
+await none.close();
+await proxied.close();
+server.close();
+rmSync(workspace, { recursive: true, force: true });
