@@ -46,7 +46,7 @@ describe('fitOutput', () => {
     expect(tail.length).toBeGreaterThan(400);
     const middle = bytesFrom(lines, Number(from) - startByte, Number(to) - startByte);
     expect(head + middle + tail).toBe(lines);
-    expect(Number(omitted.replaceAll(',', ''))).toBe(middle.length);
+    expect(Number(omitted!.replaceAll(',', ''))).toBe(middle.length);
     expect(fitted.omittedChars).toBe(middle.length);
   });
 
