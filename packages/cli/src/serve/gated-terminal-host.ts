@@ -8,12 +8,14 @@ import type { ServeConfig } from './serve-config.js';
  * `acp-proxy` alike: the policy gate decides every verb and, as the
  * observer, records spawns and exits (with output digests); the policy's
  * limits and inherited environment apply; command lines run in bash (or the
- * checked `--shell`) without startup files.
+ * checked `--shell`) without startup files. `reclaimExited` is for `serve`:
+ * MCP clients may leave exited terminals unreleased, ACP agents release theirs.
  */
 export function createGatedTerminalHost(
   config: Pick<ServeConfig, 'cwd' | 'shell'>,
   runtime: PolicyRuntime,
   logger: Logger,
+  options: { readonly reclaimExited?: boolean } = {},
 ): ProcessTerminalHost {
   const limits = runtime.policy.limits;
   return new ProcessTerminalHost({
@@ -21,6 +23,7 @@ export function createGatedTerminalHost(
     gate: runtime.gate,
     observer: runtime.gate,
     digestOutput: true,
+    reclaimExited: options.reclaimExited ?? false,
     inheritEnv: runtime.policy.inheritedEnv(process.env),
     ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
     ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),

@@ -27,6 +27,12 @@ export const DEFAULT_OUTPUT_BUDGET: OutputBudgetLimits = {
   maxChars: DEFAULT_MAX_OUTPUT_CHARS,
 };
 
+/** The budgets under a ceiling (a policy's `limits.maxOutputChars`); the defaults without one. */
+export function outputBudgetFor(ceiling: number | undefined): OutputBudgetLimits {
+  if (ceiling === undefined) return DEFAULT_OUTPUT_BUDGET;
+  return { defaultChars: Math.min(DEFAULT_OUTPUT_CHARS, ceiling), maxChars: ceiling };
+}
+
 /** What {@link fitOutput} kept. */
 export interface FittedOutput {
   /** The text to return: whole, or cut with a marker in it. */
