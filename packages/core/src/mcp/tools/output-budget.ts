@@ -102,6 +102,22 @@ function tailLength(text: string, budget: number): number {
   return text.length - i;
 }
 
+/** How far (a fraction of the kept part) a cut may move back to fall on a line boundary. */
+const LINE_SLACK = 0.2;
+
+/** `end`, moved back to just after a newline when one is near; never below the start. */
+function toLineEnd(text: string, end: number): number {
+  const newline = text.lastIndexOf('\n', end - 1);
+  return newline >= 0 && end - (newline + 1) <= end * LINE_SLACK ? newline + 1 : end;
+}
+
+/** `start`, moved forward to just after a newline when one is near; never past `text.length`, never before `floor`. */
+function toLineStart(text: string, start: number, floor: number): number {
+  if (start <= floor || (start > 0 && text.charCodeAt(start - 1) === 0x0a)) return Math.max(start, floor);
+  const newline = text.indexOf('\n', start);
+  return newline >= 0 && newline + 1 - start <= (text.length - start) * LINE_SLACK ? newline + 1 : start;
+}
+
 /** Where the text came from, so the marker can say how to read what it left out. */
 export interface OutputOrigin {
   /** The byte offset in the command's output where `text` starts. */
@@ -121,8 +137,10 @@ export function fitOutput(text: string, budget: number, origin: OutputOrigin): F
   // Every number in the marker is at most its value here, so the real marker is no longer.
   const endByte = origin.startByte + Buffer.byteLength(text);
   const room = Math.max(0, budget - jsonCost(middleMarker(text.length, endByte, endByte)));
-  const head = headLength(text, Math.floor(room / 2));
-  const tail = Math.min(tailLength(text, room - jsonCost(text.slice(0, head))), text.length - head);
+  const head = toLineEnd(text, headLength(text, Math.floor(room / 2)));
+  const tailStart =
+    text.length - Math.min(tailLength(text, room - jsonCost(text.slice(0, head))), text.length - head);
+  const tail = text.length - toLineStart(text, tailStart, head);
   const from = origin.startByte + Buffer.byteLength(text.slice(0, head));
   const to = from + Buffer.byteLength(text.slice(head, text.length - tail));
   const omitted = text.length - head - tail;

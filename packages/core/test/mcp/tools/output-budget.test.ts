@@ -44,6 +44,9 @@ describe('fitOutput', () => {
     expect(lines.endsWith(tail)).toBe(true);
     expect(head.length).toBeGreaterThan(400);
     expect(tail.length).toBeGreaterThan(400);
+    // Short lines: both cuts fall on line boundaries.
+    expect(head.endsWith('\n')).toBe(true);
+    expect(tail).toMatch(/^line \d+ é\n/);
     const middle = bytesFrom(lines, Number(from) - startByte, Number(to) - startByte);
     expect(head + middle + tail).toBe(lines);
     expect(Number(omitted!.replaceAll(',', ''))).toBe(middle.length);
