@@ -269,8 +269,10 @@ export class TerminalTools {
     budget: number,
     context: ToolCallContext,
   ): Promise<ExitStatus | null> {
-    const timeout = AbortSignal.timeout(Math.ceil(seconds * 1000));
-    const signal = AbortSignal.any([context.signal, timeout]);
+    // A timer cleared when the wait ends: AbortSignal.timeout would keep one alive per call for the whole wait.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), Math.ceil(seconds * 1000));
+    const signal = AbortSignal.any([context.signal, timeout.signal]);
     const onOutput = context.progress?.(budget);
     try {
       return await this.host.waitForExit(
@@ -279,8 +281,10 @@ export class TerminalTools {
         context.caller,
       );
     } catch (error) {
-      if (context.signal.aborted || !timeout.aborted) throw error;
+      if (context.signal.aborted || !timeout.signal.aborted) throw error;
       return null;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
