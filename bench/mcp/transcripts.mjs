@@ -19,7 +19,7 @@
  * Prints Markdown on stdout. Not a test: no pass/fail.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,12 +33,12 @@ if (BEFORE_BIN === undefined) {
   process.exit(2);
 }
 const POLICY = path.join(REPO_ROOT, 'policies/default.yaml');
+const FIXTURE_SOURCES = path.join(REPO_ROOT, 'bench/mcp/transcript-fixture');
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'termgate-transcripts', version: '0.0.0' },
 };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One server over JSON lines; every tools/call is recorded as the model would see it. */
 class Session {
@@ -250,10 +250,7 @@ function makeFixture() {
     }
     writeFileSync(path.join(dir, 'src', `file-${i}.js`), `${lines.join('\n')}\n`);
   }
-  writeFileSync(
-    path.join(dir, 'build.mjs'),
-    "import { readdirSync } from 'node:fs';\nfor (const f of readdirSync('src').sort()) console.log(`compiling src/${f} ... ok`);\nconsole.log('built 30 modules');\n",
-  );
+  copyFileSync(path.join(FIXTURE_SOURCES, 'build.mjs'), path.join(dir, 'build.mjs'));
   for (let t = 1; t <= 3; t++) {
     const cases = Array.from(
       { length: 10 },
@@ -278,10 +275,7 @@ function makeFixture() {
   }
   writeFileSync(path.join(dir, 'big.log'), log.join(''));
   writeFileSync(path.join(dir, 'app.log'), 'boot: starting\nboot: config loaded\nboot: ready\n');
-  writeFileSync(
-    path.join(dir, 'server.mjs'),
-    "import { createServer } from 'node:http';\nconst server = createServer((req, res) => { console.log(`${req.method} ${req.url} 200`); res.end('ok\\n'); });\nserver.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`));\n",
-  );
+  copyFileSync(path.join(FIXTURE_SOURCES, 'server.mjs'), path.join(dir, 'server.mjs'));
   writeFileSync(path.join(dir, '.gitignore'), 'big.log\napp.log\n');
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '.');
