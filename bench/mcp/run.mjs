@@ -9,9 +9,12 @@
  * (a) cold start: spawn the server, write a modern `server/discover` at once,
  *     time until its answer line arrives (spawn → answer, wall clock).
  * (b) tool-call latency on a warm process, modern era, raw JSON lines (no
- *     client SDK on our side of the pipe): termgate `terminal_create` of
- *     `true` then `terminal_wait_for_exit` (the pair and each call) against
- *     the baseline's single `terminal_run` of `true`.
+ *     client SDK on our side of the pipe), all interleaved in one loop:
+ *     termgate's one-call path (`terminal_create` of `true`, which waits for
+ *     the exit and returns status and output; never released, so the
+ *     default policy's 16 slots are reclaimed as an agent would leave them),
+ *     the older create-then-wait pair (`waitSeconds: 0`, then
+ *     `terminal_wait_for_exit`), and the baseline's single `terminal_run`.
  * --profile additionally runs each server once under `node --cpu-prof` and
  *     prints where startup self-time goes, grouped by package, and counts the
  *     ES modules each loads (bench/mcp/module-count-hooks.mjs).
@@ -182,9 +185,21 @@ async function measureColdStart() {
   return { termgate: stats(samples.termgate), baseline: stats(samples.baseline) };
 }
 
+async function termgateOneCall(client) {
+  const t0 = process.hrtime.bigint();
+  const result = await client.callTool('terminal_create', { command: 'true', args: [] });
+  const t1 = process.hrtime.bigint();
+  if (result.exitCode !== 0 || result.running !== false) throw new Error(`true: ${JSON.stringify(result)}`);
+  return ms(t1 - t0);
+}
+
 async function termgatePair(client) {
   const t0 = process.hrtime.bigint();
-  const { terminalId } = await client.callTool('terminal_create', { command: 'true', args: [] });
+  const { terminalId } = await client.callTool('terminal_create', {
+    command: 'true',
+    args: [],
+    waitSeconds: 0,
+  });
   const t1 = process.hrtime.bigint();
   const waited = await client.callTool('terminal_wait_for_exit', { terminalId });
   const t2 = process.hrtime.bigint();
@@ -207,27 +222,23 @@ async function measureCalls() {
   const baseline = new LineClient(SERVERS.baseline.args);
   await termgate.request('server/discover', { _meta: META });
   await baseline.request('server/discover', { _meta: META });
-  const samples = { create: [], wait: [], pair: [], baseline: [] };
+  const samples = { oneCall: [], create: [], wait: [], pair: [], baseline: [] };
+  const steps = [
+    async () => samples.oneCall.push(await termgateOneCall(termgate)),
+    async () => {
+      const pair = await termgatePair(termgate);
+      samples.create.push(pair.create);
+      samples.wait.push(pair.wait);
+      samples.pair.push(pair.pair);
+    },
+    async () => samples.baseline.push(await baselineCall(baseline)),
+  ];
   try {
-    for (let i = 0; i < WARMUP; i++) {
-      await termgatePair(termgate);
-      await baselineCall(baseline);
-    }
+    for (let i = 0; i < WARMUP; i++) for (const step of steps) await step();
+    for (const key of Object.keys(samples)) samples[key].length = 0;
     for (let i = 0; i < CALLS; i++) {
-      const ours = i % 2 === 0;
-      if (ours) {
-        const pair = await termgatePair(termgate);
-        samples.baseline.push(await baselineCall(baseline));
-        samples.create.push(pair.create);
-        samples.wait.push(pair.wait);
-        samples.pair.push(pair.pair);
-      } else {
-        samples.baseline.push(await baselineCall(baseline));
-        const pair = await termgatePair(termgate);
-        samples.create.push(pair.create);
-        samples.wait.push(pair.wait);
-        samples.pair.push(pair.pair);
-      }
+      // Rotate the order so that drift and any after-effect of one kind hit every kind equally.
+      for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]();
     }
   } finally {
     await termgate.close();
@@ -333,9 +344,10 @@ async function main() {
   out('| measurement | median | p90 | p99 | median vs baseline |');
   out('|---|---:|---:|---:|---:|');
   const rows = [
-    ['termgate `terminal_create` (`true`)', calls.create],
-    ['termgate `terminal_wait_for_exit`', calls.wait],
-    ['**termgate create + wait (pair)**', calls.pair],
+    ['**termgate one call: `terminal_create` of `true` (waits, returns status and output)**', calls.oneCall],
+    ['termgate `terminal_create` with `waitSeconds: 0`', calls.create],
+    ['termgate `terminal_wait_for_exit` after it', calls.wait],
+    ['termgate create + wait (the older pair)', calls.pair],
     ['baseline `terminal_run` (`true`)', calls.baseline],
   ];
   for (const [label, s] of rows) {
@@ -345,7 +357,7 @@ async function main() {
   }
   out();
   out(
-    `Pair / baseline: median ${ratio(calls.pair.median, calls.baseline.median)}, p99 ${ratio(calls.pair.p99, calls.baseline.p99)}.`,
+    `One call / baseline: median ${ratio(calls.oneCall.median, calls.baseline.median)}, p99 ${ratio(calls.oneCall.p99, calls.baseline.p99)}. Pair / baseline: median ${ratio(calls.pair.median, calls.baseline.median)}.`,
   );
   out();
 

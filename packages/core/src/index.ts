@@ -47,6 +47,14 @@ export {
   SUPPORTED_MODERN_VERSIONS,
 } from './mcp/protocol-versions.js';
 export {
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_OUTPUT_CHARS,
+  MIN_OUTPUT_CHARS,
+  type OutputBudgetLimits,
+  outputBudgetFor,
+} from './mcp/tools/output-budget.js';
+export {
+  DEFAULT_CREATE_WAIT_SECONDS,
   SERVER_INSTRUCTIONS,
   TOOL_DEFINITIONS,
   TOOL_NAMES,

@@ -26,7 +26,12 @@ export {
   type SpawnedProcess,
   type SpawnRequest,
 } from './ports/process-spawner.js';
-export { TERMINAL_HOST, type TerminalHost, type WaitOptions } from './ports/terminal-host.js';
+export {
+  type OutputOptions,
+  TERMINAL_HOST,
+  type TerminalHost,
+  type WaitOptions,
+} from './ports/terminal-host.js';
 export {
   type ExitedEvent,
   type SpawnedEvent,

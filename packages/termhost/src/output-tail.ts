@@ -11,6 +11,8 @@ export interface OutputTailSnapshot {
   readonly bytes: Buffer;
   /** Bytes written but not in `bytes`: dropped to respect the limit, plus any skipped to reach a character start. */
   readonly droppedBytes: number;
+  /** Where `bytes` starts in the whole stream (`droppedBytes` unless a later start was asked for). */
+  readonly offset: number;
 }
 
 /**
@@ -85,14 +87,46 @@ export class OutputTail {
    * up to three leading UTF-8 continuation bytes are skipped (and counted as
    * dropped) so that the text starts on a character; for valid UTF-8,
    * `droppedBytes + bytes.length === totalBytes`.
+   *
+   * With `fromByte` (an offset in the whole stream), only the retained bytes
+   * at or after it are returned, starting on a character: continuation bytes
+   * at the cut are skipped too. `droppedBytes` still counts only what the
+   * limit dropped; `offset` is where `bytes` starts in the stream.
    */
-  snapshot(): OutputTailSnapshot {
-    const bytes = Buffer.concat(
-      this.#head === 0 ? this.#chunks : this.#chunks.slice(this.#head),
-      this.#retained,
-    );
+  snapshot(fromByte = 0): OutputTailSnapshot {
     const skip = this.#leadingContinuationBytes();
-    return { bytes: skip === 0 ? bytes : bytes.subarray(skip), droppedBytes: this.#dropped + skip };
+    const retainedStart = this.#dropped + skip;
+    if (fromByte <= retainedStart) {
+      const bytes = Buffer.concat(
+        this.#head === 0 ? this.#chunks : this.#chunks.slice(this.#head),
+        this.#retained,
+      );
+      return {
+        bytes: skip === 0 ? bytes : bytes.subarray(skip),
+        droppedBytes: retainedStart,
+        offset: retainedStart,
+      };
+    }
+    if (fromByte >= this.#total) {
+      return { bytes: Buffer.alloc(0), droppedBytes: retainedStart, offset: this.#total };
+    }
+    // Collect only the chunks that hold bytes at or after `fromByte`.
+    let position = this.#total;
+    let first = this.#chunks.length;
+    while (first > this.#head && position > fromByte) {
+      first--;
+      position -= this.#chunks[first]!.length;
+    }
+    const parts = this.#chunks.slice(first);
+    let bytes = Buffer.concat(parts, this.#total - position).subarray(fromByte - position);
+    let start = fromByte;
+    let cut = 0;
+    while (cut < MAX_CONTINUATION_BYTES && cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80) cut++;
+    if (cut > 0) {
+      bytes = bytes.subarray(cut);
+      start += cut;
+    }
+    return { bytes, droppedBytes: retainedStart, offset: start };
   }
 
   /** Continuation bytes (at most three) at the head of the retained bytes once something was dropped. */

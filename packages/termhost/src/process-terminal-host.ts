@@ -8,7 +8,7 @@ import { baseEnvironment, commandEnvironment } from './environment.js';
 import { TermhostError } from './errors.js';
 import type { Gate, GateDecision, GateVerb } from './ports/gate.js';
 import type { ProcessSpawner, SpawnedProcess } from './ports/process-spawner.js';
-import type { TerminalHost, WaitOptions } from './ports/terminal-host.js';
+import type { OutputOptions, TerminalHost, WaitOptions } from './ports/terminal-host.js';
 import type { TerminalObserver } from './ports/terminal-observer.js';
 import { ProcessTerminal, type TerminalExitReport } from './process-terminal.js';
 import type { SandboxProfile } from './sandbox-profile.js';
@@ -67,6 +67,15 @@ export interface ProcessTerminalHostOptions {
    * Default {@link DEFAULT_MAX_TERMINALS}.
    */
   readonly maxTerminals?: number;
+  /**
+   * When `maxTerminals` is reached, `create` releases an exited terminal of
+   * the caller's scope to make room instead of refusing: one whose process
+   * group is gone before one whose background jobs still run (they are
+   * killed), and among those the least recently used (created, read, waited
+   * on or killed). Only when every terminal still runs is the creation
+   * refused. Default `false`: exited terminals hold their slot until released.
+   */
+  readonly reclaimExited?: boolean;
   /** Between SIGTERM and SIGKILL. Default {@link DEFAULT_KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
   /**
@@ -124,6 +133,9 @@ export class ProcessTerminalHost implements TerminalHost {
   readonly #lineEnv: Readonly<Record<string, string>>;
   readonly #maxOutputBytes: number;
   readonly #maxTerminals: number;
+  readonly #reclaimExited: boolean;
+  /** Counts verbs, to order terminals by their last use. */
+  #uses = 0;
   readonly #killGraceMs: number;
   readonly #timeoutMs: number | undefined;
   readonly #digestOutput: boolean;
@@ -151,6 +163,7 @@ export class ProcessTerminalHost implements TerminalHost {
       'maxOutputBytes',
     );
     this.#maxTerminals = nonNegativeInteger(options.maxTerminals, DEFAULT_MAX_TERMINALS, 'maxTerminals');
+    this.#reclaimExited = options.reclaimExited ?? false;
     this.#killGraceMs = nonNegativeInteger(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs');
     if (options.timeoutMs !== undefined && !isPositiveInteger(options.timeoutMs)) {
       throw new TypeError('timeoutMs must be an integer ≥ 1');
@@ -172,9 +185,17 @@ export class ProcessTerminalHost implements TerminalHost {
     return creation;
   }
 
-  async output(id: TerminalId, caller: CallerContext = {}): Promise<TerminalOutput> {
+  async output(
+    id: TerminalId,
+    caller: CallerContext = {},
+    options: OutputOptions = {},
+  ): Promise<TerminalOutput> {
+    const { fromByte } = options;
+    if (fromByte !== undefined && !isNonNegativeInteger(fromByte)) {
+      throw new TermhostError('INVALID_SPEC', 'fromByte must be an integer ≥ 0');
+    }
     const terminal = await this.#authorized('output', id, caller);
-    return terminal.output();
+    return terminal.output(fromByte);
   }
 
   async waitForExit(
@@ -215,12 +236,11 @@ export class ProcessTerminalHost implements TerminalHost {
       cwd === resolved.cwd ? resolved : Object.freeze({ ...resolved, cwd });
 
     if (this.#closed) throw new TermhostError('HOST_CLOSED', 'The terminal host is closed');
-    if (this.#slots >= this.#maxTerminals) {
-      throw new TermhostError(
-        'TERMINAL_LIMIT_REACHED',
-        `At most ${this.#maxTerminals} terminals may exist at once; release one first`,
-        { maxTerminals: this.#maxTerminals },
-      );
+    while (this.#slots >= this.#maxTerminals) {
+      const reclaimable = this.#reclaimExited ? this.#leastRecentlyUsedExited(caller.scope ?? '') : undefined;
+      if (reclaimable === undefined) throw this.#limitReached();
+      await this.#release(reclaimable);
+      if (this.#closed) throw new TermhostError('HOST_CLOSED', 'The terminal host is closed');
     }
     this.#slots++;
     let child: SpawnedProcess;
@@ -242,6 +262,7 @@ export class ProcessTerminalHost implements TerminalHost {
       onExited: (t, report) => this.#exited(t, report),
       onError: this.#onError,
     });
+    terminal.lastUsed = ++this.#uses;
     this.#terminals.set(id, terminal);
     this.#notify('onSpawned', () => this.#observer.onSpawned({ terminalId: id, pid: child.pid, caller }));
     // Spawned: the caller learns the id even if the host closed meanwhile. A
@@ -355,7 +376,40 @@ export class ProcessTerminalHost implements TerminalHost {
   async #authorized(verb: GateVerb, id: TerminalId, caller: CallerContext): Promise<ProcessTerminal> {
     const terminal = this.#lookup(id, caller);
     await this.#decide(verb, id, terminal.spec, caller);
-    return this.#lookup(id, caller);
+    const current = this.#lookup(id, caller);
+    current.lastUsed = ++this.#uses;
+    return current;
+  }
+
+  /** The exited terminal of `scope` to reclaim first (see `reclaimExited`), if any. */
+  #leastRecentlyUsedExited(scope: string): ProcessTerminal | undefined {
+    let best: ProcessTerminal | undefined;
+    let bestAlive = true;
+    for (const terminal of this.#terminals.values()) {
+      if (terminal.scope !== scope || terminal.exitStatus === null) continue;
+      const alive = terminal.groupAlive();
+      if (
+        best === undefined ||
+        (bestAlive && !alive) ||
+        (alive === bestAlive && terminal.lastUsed < best.lastUsed)
+      ) {
+        best = terminal;
+        bestAlive = alive;
+      }
+    }
+    return best;
+  }
+
+  #limitReached(): TermhostError {
+    const running = [...this.#terminals.values()].filter((t) => t.exitStatus === null).length;
+    const rule = this.#reclaimExited
+      ? `none of them has exited (${running} running); exited terminals are reclaimed automatically, so stop one with kill or release it`
+      : 'release one first';
+    return new TermhostError(
+      'TERMINAL_LIMIT_REACHED',
+      `At most ${this.#maxTerminals} terminals may exist at once; ${rule}`,
+      { maxTerminals: this.#maxTerminals, running, reclaimExited: this.#reclaimExited },
+    );
   }
 
   #lookup(id: TerminalId, caller: CallerContext): ProcessTerminal {

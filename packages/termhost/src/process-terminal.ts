@@ -60,6 +60,8 @@ export class ProcessTerminal {
   readonly caller: CallerContext;
   readonly scope: string;
   readonly pid: number;
+  /** @internal The host's use counter at the last verb on this terminal: what reclaiming orders by. */
+  lastUsed = 0;
   readonly #process: SpawnedProcess;
   readonly #init: ProcessTerminalInit;
   readonly #tail: OutputTail;
@@ -116,10 +118,17 @@ export class ProcessTerminal {
     return this.#status;
   }
 
-  output(): TerminalOutput {
-    const { bytes, droppedBytes } = this.#tail.snapshot();
+  /** True while any process of the group runs (background jobs may outlive the exit). */
+  groupAlive(): boolean {
+    return this.#process.groupAlive();
+  }
+
+  /** See `TerminalHost.output`. */
+  output(fromByte?: number): TerminalOutput {
+    const { bytes, droppedBytes, offset } = this.#tail.snapshot(fromByte);
     return {
       output: bytes.toString('utf8'),
+      offset,
       truncated: this.#tail.truncated,
       totalBytes: this.#tail.totalBytes,
       droppedBytes,

@@ -62,8 +62,13 @@ export interface TerminalOutput {
   readonly truncated: boolean;
   /** Every byte the command ever wrote (stdout + stderr). Monotonic. */
   readonly totalBytes: number;
-  /** Bytes written but not in `output` (dropped from the head). */
+  /** Bytes the retention limit dropped from the head (plus at most three to start on a character). */
   readonly droppedBytes: number;
+  /**
+   * Where `output` starts in the whole stream, in bytes: `droppedBytes`, or
+   * later when a read asked for output from a given byte.
+   */
+  readonly offset: number;
   /** `null` while the command runs. */
   readonly exitStatus: ExitStatus | null;
 }

@@ -129,4 +129,38 @@ describe('OutputTail', () => {
     expect(bytes[bytes.length - 1]).toBe(0x30 + (199_999 % 10));
     expect(bytes[0]).toBe(0x30 + ((200_000 - limit) % 10));
   });
+
+  describe('snapshot(fromByte)', () => {
+    it('returns the retained bytes from an offset, across small packed and large chunks', () => {
+      const tail = new OutputTail(1 << 20);
+      const big = Buffer.alloc(5000, 'b');
+      appendAll(tail, [utf8('aaaa'), big, utf8('cc'), utf8('dd')]);
+      expect(tail.snapshot(0)).toMatchObject({ offset: 0, droppedBytes: 0 });
+      const fromBig = tail.snapshot(4 + 4998);
+      expect(fromBig.bytes.toString()).toBe('bbccdd');
+      expect(fromBig.offset).toBe(5002);
+      expect(tail.snapshot(5006).bytes.toString()).toBe('dd');
+      expect(tail.snapshot(5008)).toMatchObject({ offset: 5008, droppedBytes: 0 });
+      expect(tail.snapshot(5008).bytes.length).toBe(0);
+      expect(tail.snapshot(9999)).toMatchObject({ offset: 5008 });
+    });
+
+    it('starts at the oldest retained byte when the offset was already dropped', () => {
+      const tail = new OutputTail(5);
+      appendAll(tail, [utf8('abc'), utf8('defg'), utf8('hi')]);
+      const { bytes, droppedBytes, offset } = tail.snapshot(2);
+      expect(bytes.toString()).toBe('efghi');
+      expect(droppedBytes).toBe(4);
+      expect(offset).toBe(4);
+    });
+
+    it('moves an offset inside a character forward to the next character', () => {
+      const tail = new OutputTail(100);
+      tail.append(utf8('a😀b'));
+      const { bytes, offset } = tail.snapshot(2);
+      expect(bytes.toString()).toBe('b');
+      expect(offset).toBe(5);
+      expect(offset + bytes.length).toBe(tail.totalBytes);
+    });
+  });
 });

@@ -180,6 +180,75 @@ describe('ProcessTerminalHost: terminal limit', () => {
   });
 });
 
+describe('ProcessTerminalHost: reclaiming exited terminals (reclaimExited)', () => {
+  it('releases the least recently used exited terminal to make room, never a running one', async () => {
+    const host = newHost({ maxTerminals: 3, reclaimExited: true });
+    const running = await host.create({ command: 'sleep 1000' });
+    const older = await host.create({ command: 'echo older' });
+    const newer = await host.create({ command: 'echo newer' });
+    await host.waitForExit(newer);
+    await host.waitForExit(older);
+    // Reading `older` makes `newer` the least recently used exited terminal.
+    expect((await host.output(older)).output).toBe('older\n');
+    const fourth = await host.create({ command: 'echo fourth' });
+    await expect(host.output(newer)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect((await host.output(older)).output).toBe('older\n');
+    expect((await host.output(running)).exitStatus).toBeNull();
+    await host.waitForExit(fourth);
+    // `older` was read last before `fourth` was waited on: it goes next.
+    await host.create({ command: 'true' });
+    await expect(host.output(older)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect((await host.output(running)).exitStatus).toBeNull();
+  });
+
+  it('prefers an exited terminal whose process group is gone over one with background jobs', async () => {
+    const host = newHost({ maxTerminals: 2, reclaimExited: true });
+    const lingering = await host.create({ command: 'sleep 1000 & echo $!' });
+    const [pid] = (await linesPrinted(host, lingering, 1)).map(Number);
+    await host.waitForExit(lingering);
+    const done = await host.create({ command: 'true' });
+    await host.waitForExit(done);
+    await host.output(done); // most recently used, but its group is gone
+    await host.create({ command: 'true' });
+    await expect(host.output(done)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    expect(isRunning(pid!)).toBe(true);
+    expect((await host.output(lingering)).exitStatus).toMatchObject({ exitCode: 0 });
+  });
+
+  it('refuses only when every terminal still runs, and says so', async () => {
+    const host = newHost({ maxTerminals: 2, reclaimExited: true });
+    await host.create({ command: 'sleep 1000' });
+    await host.create({ command: 'sleep 1000' });
+    const refused = host.create({ command: 'true' });
+    await expect(refused).rejects.toMatchObject({
+      code: 'TERMINAL_LIMIT_REACHED',
+      details: { maxTerminals: 2, running: 2, reclaimExited: true },
+    });
+    await expect(refused).rejects.toThrow(/none of them has exited .*reclaimed automatically/);
+  });
+
+  it('never reclaims a terminal of another scope', async () => {
+    const host = newHost({ maxTerminals: 1, reclaimExited: true });
+    const theirs = await host.create({ command: 'true' }, { scope: 'b' });
+    await host.waitForExit(theirs, {}, { scope: 'b' });
+    await expect(host.create({ command: 'true' }, { scope: 'a' })).rejects.toMatchObject({
+      code: 'TERMINAL_LIMIT_REACHED',
+    });
+    expect((await host.output(theirs, { scope: 'b' })).exitStatus).toMatchObject({ exitCode: 0 });
+  });
+
+  it('many concurrent creations past the limit each reclaim a different exited terminal', async () => {
+    const host = newHost({ maxTerminals: 4, reclaimExited: true });
+    const first = await Promise.all(Array.from({ length: 4 }, () => host.create({ command: 'true' })));
+    await Promise.all(first.map((id) => host.waitForExit(id)));
+    const second = await Promise.all(Array.from({ length: 4 }, () => host.create({ command: 'echo x' })));
+    expect(new Set(second).size).toBe(4);
+    for (const id of first)
+      await expect(host.output(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+    for (const id of second) await host.waitForExit(id);
+  });
+});
+
 describe('ProcessTerminalHost: closeAll', () => {
   it('kills and releases every terminal of a scope, leaving the others', async () => {
     const host = newHost();

@@ -103,6 +103,17 @@ describe('ProcessTerminalHost: output', () => {
     expect(creates).toEqual([10, 10, 3]);
   });
 
+  it('reads from a byte offset: only what was written since, with the offset it starts at', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'printf', args: ['%s', 'first|second'] });
+    await host.waitForExit(id);
+    const since = await host.output(id, {}, { fromByte: 6 });
+    expect(since).toMatchObject({ output: 'second', offset: 6, totalBytes: 12, droppedBytes: 0 });
+    expect(await host.output(id)).toMatchObject({ output: 'first|second', offset: 0 });
+    await expect(host.output(id, {}, { fromByte: -1 })).rejects.toMatchObject({ code: 'INVALID_SPEC' });
+    await expect(host.output(id, {}, { fromByte: 1.5 })).rejects.toMatchObject({ code: 'INVALID_SPEC' });
+  });
+
   it('reads output while the command runs, without an exit status', async () => {
     const host = newHost();
     const id = await host.create({ command: 'echo started; sleep 30' });

@@ -1,4 +1,4 @@
-import { AjvSchemaValidator, McpServer, type SchemaValidator } from '@termgate/core';
+import { AjvSchemaValidator, McpServer, outputBudgetFor, type SchemaValidator } from '@termgate/core';
 import { DeferredTerminalHost, TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -32,7 +32,9 @@ export function buildServeContainer(
   container
     .bind<TerminalHost>(TERMINAL_HOST)
     .toConstantValue(
-      new DeferredTerminalHost(runtime.then((ready) => createGatedTerminalHost(config, ready, logger))),
+      new DeferredTerminalHost(
+        runtime.then((ready) => createGatedTerminalHost(config, ready, logger, { reclaimExited: true })),
+      ),
     );
   container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toConstantValue([
     async (reason) => {
@@ -50,6 +52,7 @@ export function buildServeContainer(
         context.get<SchemaValidator>(SCHEMA_VALIDATOR),
         {
           serverInfo: { name: 'termgate', version: TERMGATE_VERSION },
+          outputBudget: runtime.then((ready) => outputBudgetFor(ready.policy.limits.maxOutputChars)),
           logger: logger.child({ component: 'mcp' }),
         },
       ),

@@ -9,12 +9,14 @@ import type { ServeConfig } from './serve-config.js';
  * observer, records spawns and exits (with output digests); the policy's
  * limits and inherited environment apply; command lines run in bash (or the
  * checked `--shell`) without startup files; with the policy's sandbox on,
- * every command runs inside it.
+ * every command runs inside it. `reclaimExited` is for `serve`: MCP clients
+ * may leave exited terminals unreleased, ACP agents release theirs.
  */
 export function createGatedTerminalHost(
   config: Pick<ServeConfig, 'cwd' | 'shell'>,
   runtime: PolicyRuntime,
   logger: Logger,
+  options: { readonly reclaimExited?: boolean } = {},
 ): ProcessTerminalHost {
   const limits = runtime.policy.limits;
   return new ProcessTerminalHost({
@@ -23,6 +25,7 @@ export function createGatedTerminalHost(
     observer: runtime.gate,
     digestOutput: true,
     ...(runtime.sandbox !== null && { spawner: runtime.sandbox.wrap(new CrossSpawnProcessSpawner()) }),
+    reclaimExited: options.reclaimExited ?? false,
     inheritEnv: runtime.policy.inheritedEnv(process.env),
     ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
     ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),

@@ -71,8 +71,11 @@ function callTool(
   return server.request('tools/call', params, options.id ?? server.id());
 }
 
+/** Starts a command without waiting for it (`waitSeconds: 0` unless `args` names one): the four-call pattern. */
 async function createTerminal(server: WireServer, args: Record<string, unknown>): Promise<string> {
-  const { terminalId } = structuredResult(await callTool(server, 'terminal_create', args));
+  const { terminalId } = structuredResult(
+    await callTool(server, 'terminal_create', { waitSeconds: 0, ...args }),
+  );
   if (typeof terminalId !== 'string' || terminalId.length === 0) {
     throw new Error(`terminal_create returned no terminalId: ${JSON.stringify(terminalId)}`);
   }

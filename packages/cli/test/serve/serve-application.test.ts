@@ -54,7 +54,7 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 10));
     };
     input.write(
-      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'terminal_create', arguments: { command: 'echo $$; exec sleep 1000' } } })}\n`,
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'terminal_create', arguments: { command: 'echo $$; exec sleep 1000', waitSeconds: 0 } } })}\n`,
     );
     await until(() => lines.some((l) => l.id === 1));
     const terminalId = (

@@ -19,6 +19,7 @@ import {
   type RequestEra,
   requestMeta,
 } from './request-era.js';
+import type { OutputBudgetLimits } from './tools/output-budget.js';
 import { TerminalTools } from './tools/terminal-tools.js';
 import { SERVER_INSTRUCTIONS, TOOL_DEFINITIONS } from './tools/tool-definitions.js';
 import { toCallToolResult } from './tools/tool-result.js';
@@ -35,6 +36,10 @@ export interface McpServerOptions {
   /** How long clients may cache `server/discover` and `tools/list`. Default one hour: they never change while a server runs. */
   readonly cacheTtlMs?: number;
   readonly defaultWaitSeconds?: number;
+  /** How long terminal_create waits when the call names no `waitSeconds`. */
+  readonly defaultCreateWaitSeconds?: number;
+  /** Character budgets of tool results and progress updates; a promise while the policy loads. */
+  readonly outputBudget?: OutputBudgetLimits | Promise<OutputBudgetLimits>;
   readonly progressIntervalMs?: number;
   /**
    * Flow control: a request is started only while the channel's unread
@@ -78,11 +83,13 @@ export class McpServer {
     private readonly options: McpServerOptions,
   ) {
     this.logger = options.logger ?? silentLogger;
-    this.tools = new TerminalTools(
-      host,
-      validator,
-      options.defaultWaitSeconds === undefined ? {} : { defaultWaitSeconds: options.defaultWaitSeconds },
-    );
+    this.tools = new TerminalTools(host, validator, {
+      ...(options.defaultWaitSeconds !== undefined && { defaultWaitSeconds: options.defaultWaitSeconds }),
+      ...(options.defaultCreateWaitSeconds !== undefined && {
+        defaultCreateWaitSeconds: options.defaultCreateWaitSeconds,
+      }),
+      ...(options.outputBudget !== undefined && { outputBudget: options.outputBudget }),
+    });
   }
 
   /** Starts serving one channel. */
@@ -349,36 +356,44 @@ export class McpConnection {
     }
     if (!this.tools.has(name)) throw ProtocolError.invalidParams(`Unknown tool: ${name}`);
     const progressToken = requestMeta(request.params)?.progressToken;
-    const relay =
+    const wantsProgress =
       typeof progressToken === 'string' ||
-      (typeof progressToken === 'number' && Number.isInteger(progressToken))
-        ? new ProgressRelay(
-            (progress, message) => {
-              if (flight.cancelled) return;
-              return this.channel
-                .send({
-                  jsonrpc: '2.0',
-                  method: 'notifications/progress',
-                  params: { progressToken, progress, message },
-                })
-                .catch(() => undefined);
-            },
-            this.options.progressIntervalMs === undefined
-              ? {}
-              : { intervalMs: this.options.progressIntervalMs },
-          )
-        : undefined;
+      (typeof progressToken === 'number' && Number.isInteger(progressToken));
+    let relay: ProgressRelay | undefined;
+    const progress = (maxMessageChars: number) => {
+      relay?.discard();
+      relay = new ProgressRelay(
+        (value, message) => {
+          if (flight.cancelled) return;
+          return this.channel
+            .send({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken, progress: value, message },
+            })
+            .catch(() => undefined);
+        },
+        {
+          maxMessageChars,
+          ...(this.options.progressIntervalMs !== undefined && {
+            intervalMs: this.options.progressIntervalMs,
+          }),
+        },
+      );
+      const current = relay;
+      return (chunk: Uint8Array, total: number) => current.push(chunk, total);
+    };
     try {
       const outcome = await this.tools.call(name, args as Record<string, unknown>, {
         caller,
         signal: flight.controller.signal,
-        ...(relay && { onOutput: (chunk: Uint8Array, total: number) => relay.push(chunk, total) }),
+        ...(wantsProgress && { progress }),
       });
       // Progress for this request is flushed before its response, never after.
-      relay?.finish();
+      (relay as ProgressRelay | undefined)?.finish();
       return toCallToolResult(outcome);
     } finally {
-      relay?.discard();
+      (relay as ProgressRelay | undefined)?.discard();
     }
   }
 

@@ -1,12 +1,18 @@
 import { StringDecoder } from 'node:string_decoder';
 
+/** Room the skip note needs, whatever its numbers. */
+const SKIP_NOTE_RESERVE = 160;
+/** The smallest `maxMessageChars`: room for the note and some text. */
+export const MIN_MESSAGE_CHARS = 2 * SKIP_NOTE_RESERVE;
+
 export interface ProgressRelayOptions {
   /** Shortest time between two notifications. Default 50 ms (at most ~20 a second). */
   readonly intervalMs?: number;
   /**
-   * Most characters one notification carries. When a command writes faster
-   * than that, the oldest pending text is skipped and the message says how
-   * much; `progress` still counts every byte. Default 1 MiB.
+   * Most characters one notification's message carries, the skip note
+   * included. When a command writes faster than that, the oldest pending
+   * text is skipped and the message says how much; `progress` still counts
+   * every byte. Default 1 MiB; at least {@link MIN_MESSAGE_CHARS}.
    */
   readonly maxMessageChars?: number;
 }
@@ -45,7 +51,7 @@ export class ProgressRelay {
     options: ProgressRelayOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 50;
-    this.maxMessageChars = options.maxMessageChars ?? 1024 * 1024;
+    this.maxMessageChars = Math.max(MIN_MESSAGE_CHARS, options.maxMessageChars ?? 1024 * 1024);
   }
 
   push(chunk: Uint8Array, totalBytes: number): void {
@@ -72,8 +78,11 @@ export class ProgressRelay {
     if (text === '') return;
     this.pending.push(text);
     this.pendingChars += text.length;
-    while (this.pendingChars > this.maxMessageChars && this.pending.length > 0) {
-      const excess = this.pendingChars - this.maxMessageChars;
+    // Once anything is skipped the message starts with a note: keep room for it.
+    const cap = () =>
+      this.skippedChars > 0 ? this.maxMessageChars - SKIP_NOTE_RESERVE : this.maxMessageChars;
+    while (this.pendingChars > cap() && this.pending.length > 0) {
+      const excess = this.pendingChars - cap();
       const head = this.pending[0]!;
       if (head.length <= excess) {
         this.pending.shift();

@@ -11,11 +11,18 @@ const MODERN = {
 };
 const SERVER_INFO = { name: 'termgate', version: '0.1.0-test' };
 
-function setup(): { host: ScriptedTerminalHost; client: TestClient; connection: McpConnection } {
+/** By default terminal_create returns at once here (`waitSeconds: 0`), as the tests drive exits by hand. */
+function setup(options: Partial<ConstructorParameters<typeof McpServer>[2]> = {}): {
+  host: ScriptedTerminalHost;
+  client: TestClient;
+  connection: McpConnection;
+} {
   const host = new ScriptedTerminalHost();
   const server = new McpServer(host, new AjvSchemaValidator(), {
     serverInfo: SERVER_INFO,
     progressIntervalMs: 20,
+    defaultCreateWaitSeconds: 0,
+    ...options,
   });
   const channel = new InMemoryChannel();
   const connection = server.connect(channel);
@@ -182,10 +189,19 @@ describe('McpServer, modern era (2026-07-28)', () => {
   it('stamps resultType and serverInfo on tool results, including isError ones', async () => {
     const { client } = setup();
     const ok = await call(client, 1, 'terminal_create', { command: 'echo hi' });
+    const started = {
+      terminalId: 't1',
+      running: true,
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      output: '',
+      totalBytes: 0,
+    };
     expect(ok.result).toMatchObject({
       resultType: 'complete',
-      structuredContent: { terminalId: 't1' },
-      content: [{ type: 'text', text: JSON.stringify({ terminalId: 't1' }) }],
+      structuredContent: started,
+      content: expect.arrayContaining([{ type: 'text', text: JSON.stringify(started) }]),
       _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO },
     });
     const bad = await call(client, 2, 'terminal_output', { terminalId: 'nope' });
@@ -242,8 +258,11 @@ describe('McpServer, legacy era (2025-11-25)', () => {
       await client.request(3, 'tools/call', { name: 'terminal_create', arguments: { command: 'true' } })
     ).result as Record<string, unknown>;
     expect(created).toEqual({
-      content: [{ type: 'text', text: '{"terminalId":"t1"}' }],
-      structuredContent: { terminalId: 't1' },
+      content: [
+        { type: 'text', text: expect.stringMatching(/^\{"terminalId":"t1","running":true,/) },
+        { type: 'text', text: expect.stringMatching(/^Started; it keeps running/) },
+      ],
+      structuredContent: expect.objectContaining({ terminalId: 't1', running: true }),
     });
     expect(host.calls[0]!.caller).toEqual({ protocol: 'mcp/2025-11-25' });
   });
@@ -389,7 +408,14 @@ describe('McpServer, tools/call', () => {
     for (let i = 0; i < 50; i++) host.write('t1', `burst ${i}\n`);
     host.exit('t1', { exitCode: 0, signal: null, timedOut: false });
     const response = await client.response(2);
-    expect(structured(response)).toEqual({ running: false, exitCode: 0, signal: null, timedOut: false });
+    expect(structured(response)).toEqual({
+      running: false,
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      output: (await host.output('t1')).output,
+      totalBytes: (await host.output('t1')).totalBytes,
+    });
     const responseIndex = client.received.indexOf(response);
     const progress = client.received.filter((m) => m.method === 'notifications/progress');
     expect(progress.every((m) => client.received.indexOf(m) < responseIndex)).toBe(true);
@@ -441,9 +467,16 @@ describe('McpServer, tools/call', () => {
       terminalId: 't1',
       timeoutSeconds: 0.05,
     });
-    expect(structured(response)).toEqual({ running: true, exitCode: null, signal: null, timedOut: false });
+    expect(structured(response)).toEqual({
+      running: true,
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      output: '',
+      totalBytes: 0,
+    });
     const texts = (response.result as { content: { text: string }[] }).content.map((c) => c.text);
-    expect(texts[1]).toMatch(/still running after 0.05 s; it was not stopped/);
+    expect(texts[1]).toMatch(/Still running after 0.05 s; it was not stopped/);
     expect((await host.output('t1')).exitStatus).toBeNull();
   });
 

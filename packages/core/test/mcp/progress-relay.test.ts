@@ -26,7 +26,7 @@ describe('ProgressRelay', () => {
         sent.push([progress, message]);
         return new Promise<void>((resolve) => writes.push(resolve));
       },
-      { intervalMs: 1, maxMessageChars: 10 },
+      { intervalMs: 1, maxMessageChars: 400 },
     );
     let total = 0;
     const write = (text: string): void => {
@@ -44,7 +44,15 @@ describe('ProgressRelay', () => {
     await tick(10);
     expect(sent).toHaveLength(2);
     expect(sent[1]![0]).toBe(total);
-    expect(sent[1]![1]).toMatch(/^\[termgate: 990 characters skipped in this update; .*\]\n0123456789$/);
+    // The note counts against the cap: the message stays within 400 characters.
+    const message = sent[1]![1];
+    const [, skipped, kept] = /^\[termgate: (\d+) characters skipped in this update; [^\]]*\]\n(.*)$/s.exec(
+      message,
+    )!;
+    expect(message.length).toBeLessThanOrEqual(400);
+    expect(Number(skipped) + kept!.length).toBe(1000);
+    expect(kept!.length).toBeGreaterThanOrEqual(200);
+    expect('0123456789'.repeat(100).endsWith(kept!)).toBe(true);
     // The final update does not wait for the previous write: the response follows it.
     write('last');
     relay.finish();

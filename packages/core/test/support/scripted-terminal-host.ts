@@ -1,6 +1,7 @@
 import {
   type CallerContext,
   type ExitStatus,
+  type OutputOptions,
   TermhostError,
   type TerminalHost,
   type TerminalOutput,
@@ -56,10 +57,12 @@ export class ScriptedTerminalHost implements TerminalHost {
     t.exitWaiters.clear();
   }
 
-  async output(id: string): Promise<TerminalOutput> {
+  async output(id: string, _caller?: CallerContext, options: OutputOptions = {}): Promise<TerminalOutput> {
     const t = this.get(id);
+    const from = Math.min(options.fromByte ?? 0, t.output.length);
     return {
-      output: t.output.toString('utf8'),
+      output: t.output.subarray(from).toString('utf8'),
+      offset: from,
       truncated: false,
       totalBytes: t.output.length,
       droppedBytes: 0,

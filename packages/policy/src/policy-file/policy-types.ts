@@ -31,6 +31,8 @@ export interface PolicyRule {
 export interface PolicyLimits {
   readonly maxTerminals?: number;
   readonly maxOutputBytes?: number;
+  /** Ceiling of an MCP tool result's character budget. */
+  readonly maxOutputChars?: number;
   readonly timeoutSeconds?: number;
 }
 

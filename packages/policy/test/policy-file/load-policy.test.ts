@@ -23,6 +23,17 @@ describe('parsePolicyText', () => {
     expect(policy.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  test('limits.maxOutputChars is an integer of at least 1000, carried as given', () => {
+    const policy = parsePolicyText('default: deny\nlimits: { maxOutputChars: 50000 }\n', '/p/policy.yaml');
+    expect(policy.limits.maxOutputChars).toBe(50_000);
+    expect(invalid('default: deny\nlimits: { maxOutputChars: 999 }\n').issues[0]).toMatchObject({
+      key: 'limits.maxOutputChars',
+    });
+    expect(invalid('default: deny\nlimits: { maxOutputChars: 1.5 }\n').issues[0]).toMatchObject({
+      key: 'limits.maxOutputChars',
+    });
+  });
+
   test('bad YAML names the file, line and column', () => {
     const error = invalid('default: deny\nrules: [\n');
     expect(error.issues[0]).toMatchObject({ file: '/p/policy.yaml', line: expect.any(Number) });

@@ -1,5 +1,5 @@
 import { TermhostError } from '../errors.js';
-import type { TerminalHost, WaitOptions } from '../ports/terminal-host.js';
+import type { OutputOptions, TerminalHost, WaitOptions } from '../ports/terminal-host.js';
 import type {
   CallerContext,
   ExitStatus,
@@ -44,8 +44,8 @@ export class DeferredTerminalHost implements TerminalHost {
     return (await this.#ready).create(spec, caller);
   }
 
-  async output(id: TerminalId, caller?: CallerContext): Promise<TerminalOutput> {
-    return (await this.#ready).output(id, caller);
+  async output(id: TerminalId, caller?: CallerContext, options?: OutputOptions): Promise<TerminalOutput> {
+    return (await this.#ready).output(id, caller, options);
   }
 
   async waitForExit(id: TerminalId, options?: WaitOptions, caller?: CallerContext): Promise<ExitStatus> {

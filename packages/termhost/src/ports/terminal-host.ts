@@ -16,6 +16,16 @@ export interface WaitOptions {
   readonly onOutput?: (chunk: Uint8Array, totalBytes: number) => void;
 }
 
+export interface OutputOptions {
+  /**
+   * Return only the retained output at or after this offset in the whole
+   * stream (bytes, an integer ≥ 0); the start moves forward to a character
+   * boundary. Output already dropped by the retention limit is gone: the
+   * result then starts at the oldest retained byte. Default: all retained output.
+   */
+  readonly fromByte?: number;
+}
+
 /**
  * Protocol-neutral terminals. Every method consults the gate first; a refusal
  * rejects with `TermhostError('GATE_DENIED')` and has no effect.
@@ -25,7 +35,7 @@ export interface TerminalHost {
   /** Spawns the command and resolves with its id once the process started. */
   create(spec: TerminalSpec, caller?: CallerContext): Promise<TerminalId>;
   /** A snapshot of the retained output; works while running and after exit. */
-  output(id: TerminalId, caller?: CallerContext): Promise<TerminalOutput>;
+  output(id: TerminalId, caller?: CallerContext, options?: OutputOptions): Promise<TerminalOutput>;
   /** Resolves once the command exited; at once (any number of times) if it already has. */
   waitForExit(id: TerminalId, options?: WaitOptions, caller?: CallerContext): Promise<ExitStatus>;
   /**

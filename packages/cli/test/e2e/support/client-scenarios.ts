@@ -47,7 +47,7 @@ function parseOrText(text: string): unknown {
   }
 }
 
-function structured(result: ToolCallResult): Record<string, unknown> {
+export function structured(result: ToolCallResult): Record<string, unknown> {
   expect(result.isError ?? false).toBe(false);
   expect(typeof result.structuredContent).toBe('object');
   const content = result.content as Array<{ type: string; text?: string }>;
@@ -85,6 +85,7 @@ export async function expectStreamedRun(caller: ToolCaller): Promise<void> {
     const created = structured(
       await caller.callTool('terminal_create', {
         command: `while [ ! -e '${gate}' ]; do sleep 0.02; done; for i in 1 2 3 4 5 6; do printf 'line %s\\n' "$i"; sleep 0.15; done`,
+        waitSeconds: 0,
       }),
     );
     const terminalId = created.terminalId as string;
@@ -134,7 +135,7 @@ export async function expectStreamedRun(caller: ToolCaller): Promise<void> {
 /** Kills a `sleep 1000`, checks the wait reports SIGTERM, releases it, and checks the id is then unknown. */
 export async function expectKillAndRelease(caller: ToolCaller): Promise<void> {
   const { terminalId } = structured(
-    await caller.callTool('terminal_create', { command: 'sleep', args: ['1000'] }),
+    await caller.callTool('terminal_create', { command: 'sleep', args: ['1000'], waitSeconds: 0 }),
   );
   expect(
     structured(await caller.callTool('terminal_output', { terminalId: terminalId as string })),
@@ -164,7 +165,7 @@ export async function expectKillAndRelease(caller: ToolCaller): Promise<void> {
  */
 export async function expectCancelledWait(caller: ToolCaller): Promise<void> {
   const { terminalId } = structured(
-    await caller.callTool('terminal_create', { command: 'sleep', args: ['1000'] }),
+    await caller.callTool('terminal_create', { command: 'sleep', args: ['1000'], waitSeconds: 0 }),
   );
   const controller = new AbortController();
   const updates: ProgressUpdate[] = [];

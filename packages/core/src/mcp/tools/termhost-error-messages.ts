@@ -8,7 +8,7 @@ export function describeTermhostError(error: TermhostError): string {
   const details = error.details;
   switch (error.code) {
     case 'TERMINAL_NOT_FOUND':
-      return `Unknown terminal id: it was never created here or was already released. Start a new command with terminal_create. (${error.message})`;
+      return `Unknown terminal id: it was never created here, was released, or had exited and was freed to make room for newer commands. Start a new command with terminal_create. (${error.message})`;
     case 'GATE_DENIED': {
       const reason =
         typeof details.reason === 'string' ? details.reason.replace(/^denied: /i, '') : error.message;
@@ -24,7 +24,9 @@ export function describeTermhostError(error: TermhostError): string {
     case 'CWD_NOT_DIRECTORY':
       return `Bad working directory: ${error.message}. Pass an existing directory as "cwd".`;
     case 'TERMINAL_LIMIT_REACHED':
-      return `Too many terminals are open: ${error.message}. Release terminals you no longer need with terminal_release, then try again.`;
+      return details.reclaimExited === true
+        ? `Too many commands are running: ${error.message}. Stop one you no longer need with terminal_kill (or terminal_release), then try again.`
+        : `Too many terminals are open: ${error.message}. Release terminals you no longer need with terminal_release, then try again.`;
     case 'HOST_CLOSED':
       return `The server is shutting down: ${error.message}.`;
     default:

@@ -1,3 +1,5 @@
+import { DEFAULT_OUTPUT_CHARS, MIN_OUTPUT_CHARS } from './output-budget.js';
+
 /**
  * The five terminal tools as MCP `Tool` objects: data, defined once. The
  * order is part of the contract (create, output, wait, kill, release).
@@ -47,6 +49,26 @@ export interface ToolDefinition {
   readonly annotations: Readonly<Record<string, boolean | string>>;
 }
 
+/** How long terminal_create waits for the command when the call names no `waitSeconds`. */
+export const DEFAULT_CREATE_WAIT_SECONDS = 10;
+
+const maxOutputChars = {
+  type: 'integer',
+  minimum: MIN_OUTPUT_CHARS,
+  description: `Longest result, in characters (default ${DEFAULT_OUTPUT_CHARS}).`,
+} as const;
+
+/** What create and wait return about a command: status and the output not read before. */
+const runProperties = {
+  running: {
+    type: 'boolean',
+    description: 'True when the command was still running when the call returned.',
+  },
+  ...exitStatusProperties,
+  output: { type: 'string', description: 'Output not returned before (stdout and stderr merged).' },
+  totalBytes: { type: 'integer', minimum: 0, description: 'Bytes the command has written in all.' },
+} as const;
+
 const empty = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 /** The arguments of the tools that take nothing but a terminal id. */
@@ -60,13 +82,16 @@ const terminalIdOnly = {
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'terminal_create',
-    title: 'Start a command',
+    title: 'Run a command',
     description:
-      'Start a shell command in a new terminal and return its terminalId at once, without waiting for it to finish. ' +
-      'Without "args", "command" is a bash command line (pipes, &&, redirects work). With "args", "command" is a program run directly with those arguments and no shell. ' +
-      'stdin is empty and pagers are disabled, so commands never wait for input. ' +
-      'Then call terminal_wait_for_exit or terminal_output, and always terminal_release when done. ' +
-      'The command is checked against a policy first; a refusal explains why and nothing runs.',
+      `Run a shell command and wait up to "waitSeconds" (default ${DEFAULT_CREATE_WAIT_SECONDS}) for it. ` +
+      'If it finishes, the result has its exit code and output and nothing more is needed. ' +
+      'If not, it keeps running: the result has running: true, the output so far and a terminalId for ' +
+      'terminal_wait_for_exit (more output and the exit) or terminal_kill. ' +
+      'For servers and watchers pass waitSeconds 0-2. ' +
+      'Without "args", "command" is a bash command line; with "args", a program run without a shell. ' +
+      'stdin is empty and pagers are off. Output longer than maxOutputChars keeps its start and end, and a ' +
+      'marker says how to read the middle. A policy checks every command; a refusal says why and nothing ran.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -90,10 +115,17 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
           additionalProperties: { type: 'string' },
           description: 'Environment variables to set, as a name → value map.',
         },
+        waitSeconds: {
+          type: 'number',
+          minimum: 0,
+          maximum: 3600,
+          description: `Seconds to wait for the command to finish (default ${DEFAULT_CREATE_WAIT_SECONDS}; 0 returns at once).`,
+        },
+        maxOutputChars,
         outputByteLimit: {
           type: 'integer',
           minimum: 0,
-          description: 'How many bytes of output to keep (the newest ones). The server caps it.',
+          description: 'Bytes of output the terminal keeps (the newest). The server caps it.',
         },
       },
       required: ['command'],
@@ -101,8 +133,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     },
     outputSchema: {
       type: 'object',
-      properties: { terminalId: { type: 'string' } },
-      required: ['terminalId'],
+      properties: { terminalId: { type: 'string' }, ...runProperties },
+      required: ['terminalId', 'running', 'exitCode', 'signal', 'timedOut', 'output', 'totalBytes'],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -111,14 +143,31 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'terminal_output',
     title: 'Read terminal output',
     description:
-      "Read a terminal's output so far and its exit status (null while it still runs). Output keeps the newest bytes: " +
-      '"truncated" is true when older bytes were dropped, and "droppedBytes" says how many. Does not wait.',
-    inputSchema: terminalIdOnly,
+      "Read a terminal's whole retained output (its newest bytes) and exit status (null while running), without " +
+      'waiting. Long output keeps its start and end; pass "fromByte" from a marker to read on from that byte.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        terminalId,
+        fromByte: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Read from this byte of the output on, as a marker says (default: all retained output).',
+        },
+        maxOutputChars,
+      },
+      required: ['terminalId'],
+      additionalProperties: false,
+    },
     outputSchema: {
       type: 'object',
       properties: {
         output: { type: 'string' },
-        truncated: { type: 'boolean' },
+        truncated: {
+          type: 'boolean',
+          description: 'True once the oldest bytes were dropped to keep the limit.',
+        },
         totalBytes: { type: 'integer', minimum: 0 },
         droppedBytes: { type: 'integer', minimum: 0 },
         exitStatus: { anyOf: [exitStatus, { type: 'null' }] },
@@ -130,12 +179,11 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'terminal_wait_for_exit',
-    title: 'Wait for a command to finish',
+    title: 'Wait for a command',
     description:
-      'Wait until the command exits and return its exit code and signal. Returns after at most "timeoutSeconds" ' +
-      '(default 30): if the command is still running then, "running" is true and the command keeps running; call ' +
-      'again to keep waiting, or terminal_kill to stop it. New output is streamed as progress notifications when ' +
-      'the client asks for progress.',
+      'Wait for a command that terminal_create left running. Returns the output written since your last read ' +
+      'and the exit status; after "timeoutSeconds" (default 30) it returns running: true and the command keeps ' +
+      'running: call again, or terminal_kill to stop it.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -146,17 +194,15 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
           maximum: 3600,
           description: 'Longest time to wait, in seconds (default 30).',
         },
+        maxOutputChars,
       },
       required: ['terminalId'],
       additionalProperties: false,
     },
     outputSchema: {
       type: 'object',
-      properties: {
-        running: { type: 'boolean', description: 'True when the wait timed out and the command still runs.' },
-        ...exitStatusProperties,
-      },
-      required: ['running', 'exitCode', 'signal', 'timedOut'],
+      properties: runProperties,
+      required: ['running', 'exitCode', 'signal', 'timedOut', 'output', 'totalBytes'],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -165,8 +211,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'terminal_kill',
     title: 'Stop a command',
     description:
-      'Stop the command and everything it started (SIGTERM, then SIGKILL after a grace period). The terminal stays ' +
-      'readable: call terminal_output for the final output, then terminal_release.',
+      'Stop a command and everything it started (SIGTERM, then SIGKILL). The terminal stays readable with ' +
+      'terminal_output.',
     inputSchema: terminalIdOnly,
     outputSchema: empty,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -175,8 +221,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'terminal_release',
     title: 'Release a terminal',
     description:
-      'Stop the command if it still runs and forget the terminal. Its id is invalid afterwards. Release every ' +
-      'terminal you create once you have read what you need.',
+      'Stop the command if it still runs and free its terminal; the id is invalid afterwards. Optional for ' +
+      'finished commands: the server frees those when it needs room.',
     inputSchema: terminalIdOnly,
     outputSchema: empty,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -184,9 +230,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
 ];
 
 export const SERVER_INSTRUCTIONS =
-  'termgate runs shell commands as terminal handles. terminal_create starts a command and returns a terminalId ' +
-  'immediately; the output is not in that result. Reading it is a second call: terminal_wait_for_exit waits ' +
-  '(at most timeoutSeconds, default 30; call it again while "running" is true) and terminal_output reads what the ' +
-  'command wrote so far. terminal_kill stops a command; terminal_release frees the terminal and must be called ' +
-  'for every terminal you create. Commands run non-interactively (empty stdin, no pager) under a security policy: ' +
-  'a refused command did not run, and the refusal says why.';
+  'termgate runs shell commands under a security policy. terminal_create runs a command and waits for it ' +
+  `(waitSeconds, default ${DEFAULT_CREATE_WAIT_SECONDS}): a short command needs that one call. A longer one ` +
+  'returns a terminalId: terminal_wait_for_exit returns its new output and exit status, terminal_kill stops it. ' +
+  'Commands run non-interactively (empty stdin, no pager); a refused command did not run, and the refusal says why.';
