@@ -11,6 +11,14 @@ export { PinoAuditSink, type PinoAuditSinkOptions } from './adapters/pino-audit-
 export { AuditError, type AuditErrorCode } from './audit/audit-error.js';
 export { type ChainHead, sha256Hex } from './audit/chain.js';
 export {
+  CHECKPOINT_ALG,
+  type CheckpointMember,
+  checkCheckpoint,
+  checkpointMessage,
+  keyId,
+  signCheckpoint,
+} from './audit/checkpoint.js';
+export {
   type PolicyInfo,
   type RecordedDecision,
   recordServerStart,
@@ -27,7 +35,17 @@ export {
   readAuditRecords,
 } from './audit/query.js';
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
+export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
+export { listTrailDirectory } from './audit/trail-files.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
+export {
+  type TrailCheckpoints,
+  type TrailFileSummary,
+  type TrailProblem,
+  type TrailVerifyOptions,
+  type TrailVerifyResult,
+  verifyAuditTrail,
+} from './audit/verify-trail.js';
 export type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from './decision.js';
 export {
   type CommandVerdict,

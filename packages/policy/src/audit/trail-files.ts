@@ -1,0 +1,58 @@
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseRotatedName } from './rotation.js';
+
+/**
+ * The files of one rotated trail in `dir`, oldest first: every
+ * `BASE.<stamp>` in stamp order, then the active `BASE` when it exists.
+ * Throws an `Error` naming the trails when `dir` holds more than one, or
+ * when it holds none. Lock files and other names are ignored.
+ */
+export function listTrailDirectory(dir: string): string[] {
+  const names = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
+  const groups = new Map<string, { key: string; name: string }[]>();
+  for (const name of names) {
+    const rotated = parseRotatedName(name);
+    if (rotated !== null && !rotated.base.endsWith('.lock')) {
+      const group = groups.get(rotated.base) ?? [];
+      group.push({ key: rotated.key, name });
+      groups.set(rotated.base, group);
+    }
+  }
+  // Active files that were never rotated: any remaining name that is not a lock file.
+  for (const name of names) {
+    if (parseRotatedName(name) !== null || /\.lock(\.break)?$/.test(name)) continue;
+    if (!groups.has(name)) groups.set(name, []);
+  }
+  if (groups.size === 0) throw new Error(`${dir} holds no audit file`);
+  if (groups.size > 1) {
+    throw new Error(
+      `${dir} holds several trails (${[...groups.keys()].sort().join(', ')}): name the files to verify`,
+    );
+  }
+  const [[base, rotated]] = [...groups.entries()] as [[string, { key: string; name: string }[]]];
+  const files = rotated
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((r) => join(dir, r.name));
+  if (names.includes(base)) files.push(join(dir, base));
+  return files;
+}
+
+/** The newest `PATH.<stamp>` next to `path`, or null: where a new active file's chain continues. */
+export function newestRotatedSibling(path: string): string | null {
+  const dir = dirname(path);
+  const base = basename(path);
+  let newest: { key: string; name: string } | null = null;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    const rotated = parseRotatedName(name);
+    if (rotated === null || rotated.base !== base) continue;
+    if (newest === null || rotated.key > newest.key) newest = { key: rotated.key, name };
+  }
+  return newest === null ? null : join(dir, newest.name);
+}
