@@ -1,6 +1,11 @@
 /** Public API of @termgate/policy: the policy engine, the gate and the audit trail. Named exports only. */
 
 export {
+  CheckpointingAuditSink,
+  type CheckpointOptions,
+  type CheckpointReason,
+} from './adapters/checkpointing-audit-sink.js';
+export {
   ChildProcessCommandJudge,
   type ChildProcessCommandJudgeOptions,
   DEFAULT_JUDGE_START_TIMEOUT_MS,
@@ -36,6 +41,7 @@ export {
 } from './audit/query.js';
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
 export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
+export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './audit/signing-key.js';
 export { listTrailDirectory } from './audit/trail-files.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
 export {
