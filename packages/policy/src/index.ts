@@ -42,6 +42,7 @@ export {
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
 export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
 export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './audit/signing-key.js';
+export { AuditSummarizer, type AuditSummary } from './audit/summary.js';
 export { listTrailDirectory } from './audit/trail-files.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
 export {
