@@ -16,6 +16,12 @@ export interface PolicyRuntime {
   readonly sink: AuditSink;
   readonly auditPath: string;
   /**
+   * The checkpoint signing key's file (absolute), or null. It was read at
+   * start; a sandbox must hide this path (and should hide the trail) from
+   * the commands it runs.
+   */
+  readonly auditSigningKeyPath: string | null;
+  /**
    * Appends `server-stop`, closes the trail and ends the judge's worker
    * process. Returns the trail's head after the stop record (null when it
    * could not be written), for the caller to log as an external anchor. Call
@@ -52,8 +58,10 @@ export async function startPolicyRuntime(
   // the protocol already answers (see serve.ts), and the bundle keeps it lazy.
   const {
     assertBashCompatibleShell,
+    CheckpointingAuditSink,
     ChildProcessCommandJudge,
     DEFAULT_POLICY_PATH,
+    loadSigningKey,
     loadPolicyFile,
     PinoAuditSink,
     PolicyGate,
@@ -72,7 +80,8 @@ export async function startPolicyRuntime(
     ...(options.judgeWorkerPath !== undefined && { workerPath: options.judgeWorkerPath }),
   });
   const auditPath = config.auditPath ?? defaultAuditPath();
-  let sink: PinoAuditSinkType;
+  const auditSigningKeyPath = config.auditSigningKeyPath ?? null;
+  let sink: PinoAuditSinkType | InstanceType<typeof CheckpointingAuditSink>;
   try {
     // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
     if (judge.sha256 !== policy.sha256) {
@@ -80,11 +89,22 @@ export async function startPolicyRuntime(
         `the policy judge parsed sha256 ${judge.sha256}, not the file's ${policy.sha256} (is ${policy.path} valid UTF-8?)`,
       );
     }
-    sink = PinoAuditSink.open(auditPath, {
+    // Read the key before the trail opens: a bad key refuses the start, and nothing later reads the file.
+    const signingKey = auditSigningKeyPath === null ? null : loadSigningKey(auditSigningKeyPath);
+    const trail = PinoAuditSink.open(auditPath, {
       mkdir: true,
       fsync: config.auditFsync,
       service: { name: 'termgate', version: TERMGATE_VERSION },
+      ...(config.auditRotation === undefined ? {} : { rotation: config.auditRotation }),
     });
+    sink =
+      signingKey === null
+        ? trail
+        : new CheckpointingAuditSink(trail, {
+            privateKey: signingKey,
+            ...config.auditCheckpoint,
+            onError: (error) => notice(`termgate: audit checkpoint failed: ${(error as Error).message}`),
+          });
     recordServerStart(sink, {
       policy: { path: policy.path, sha256: policy.sha256 },
       version: TERMGATE_VERSION,
@@ -102,6 +122,7 @@ export async function startPolicyRuntime(
     gate: new PolicyGate(judge, sink, { path: policy.path, sha256: policy.sha256 }),
     sink,
     auditPath,
+    auditSigningKeyPath,
     stop: (reason) => {
       if (stopped) return finalHead;
       stopped = true;
