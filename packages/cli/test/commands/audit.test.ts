@@ -297,7 +297,7 @@ describe('termgate audit over rotated and signed trails', () => {
 
   const files = () =>
     readdirSync(trail)
-      .filter((name) => name.startsWith('audit.jsonl.'))
+      .filter((name) => /^audit\.\d{8}T/.test(name))
       .sort()
       .map((name) => join(trail, name))
       .concat(file);

@@ -3,8 +3,9 @@ import { basename, dirname, join } from 'node:path';
 import { parseRotatedName } from './rotation.js';
 
 /**
- * The files of one rotated trail in `dir`, oldest first: every
- * `BASE.<stamp>` in stamp order, then the active `BASE` when it exists.
+ * The files of one rotated trail in `dir`, oldest first: every rotated file
+ * (`NAME.<stamp>.EXT`, see `rotation.ts`) in stamp order, then the active
+ * `NAME.EXT` when it exists.
  * Throws an `Error` naming the trails when `dir` holds more than one, or
  * when it holds none. Lock files and other names are ignored.
  */
@@ -38,7 +39,7 @@ export function listTrailDirectory(dir: string): string[] {
   return files;
 }
 
-/** The newest `PATH.<stamp>` next to `path`, or null: where a new active file's chain continues. */
+/** The newest rotated file of `path` next to it, or null: where a new active file's chain continues. */
 export function newestRotatedSibling(path: string): string | null {
   const dir = dirname(path);
   const base = basename(path);

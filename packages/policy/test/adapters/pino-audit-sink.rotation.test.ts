@@ -30,7 +30,7 @@ describe('PinoAuditSink rotation while running', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     expect(files[files.length - 1]).toBe(file);
     for (const rotated of files.slice(0, -1)) {
-      expect(basename(rotated)).toMatch(/^audit\.jsonl\.\d{8}T\d{9}Z(-\d+)?$/);
+      expect(basename(rotated)).toMatch(/^audit\.\d{8}T\d{9}Z(-\d+)?\.jsonl$/);
       // A file is rotated once it reached the size: at most one record over it.
       expect(fs.statSync(rotated).size).toBeGreaterThanOrEqual(2_000);
       expect(fs.statSync(rotated).size).toBeLessThan(2_000 + 400);
@@ -68,7 +68,7 @@ describe('PinoAuditSink rotation while running', () => {
     sink.append({ event: { action: 'c' } });
     const files = listTrailDirectory(dir.path);
     // Named for the time of the rotation.
-    expect(files.map((f) => basename(f))).toEqual(['audit.jsonl.20261201T100100000Z', 'audit.jsonl']);
+    expect(files.map((f) => basename(f))).toEqual(['audit.20261201T100100000Z.jsonl', 'audit.jsonl']);
     expect(records(files[0]!).map((r) => (r.event as { action: string }).action)).toEqual(['a', 'b']);
     expect(records(file).map((r) => (r.event as { action: string }).action)).toEqual(['c']);
     sink.close();
@@ -80,7 +80,7 @@ describe('PinoAuditSink rotation while running', () => {
     for (let n = 0; n < 6; n += 1) first.append({ event: { action: 'x' }, termgate: { n } });
     first.close();
     // The crash case: the active file was renamed away, the new one never created.
-    const rotated = `${file}.20991231T235959999Z`;
+    const rotated = join(dir.path, 'audit.20991231T235959999Z.jsonl');
     fs.renameSync(file, rotated);
     const again = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
     again.append({ event: { action: 'after-restart' } });
