@@ -1,11 +1,13 @@
 import {
   type BigIntStats,
   closeSync,
+  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   statSync,
   writeSync,
 } from 'node:fs';
@@ -24,7 +26,7 @@ import {
   openActive,
   readFirstRecord,
   recordTime,
-  rotateActive,
+  startSegment,
   verifyRange,
 } from './trail-segments.js';
 
@@ -133,6 +135,7 @@ export class CheckedFileDestination {
     let fd: number;
     try {
       if (options.mkdir) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (options.rotation !== undefined) startFirstSegment(path, options);
       // a+ (O_APPEND | O_RDWR | O_CREAT): append-only writes, and reads to find the chain's head.
       fd = openSync(path, 'a+', 0o600);
     } catch (error) {
@@ -373,11 +376,11 @@ export class CheckedFileDestination {
     }
   }
 
-  /** Renames the active file away and continues in a new, empty one (see `audit/rotation.ts`). */
+  /** Continues in a new, empty segment, and points the path at it (see `audit/rotation.ts`). */
   private rotate(): void {
-    let next: { fd: number; rotatedName: string };
+    let next: { fd: number; previousName: string | null };
     try {
-      next = rotateActive(this.path, this.now());
+      next = startSegment(this.path, this.now());
     } catch (error) {
       throw this.fail(
         'AUDIT_WRITE_FAILED',
@@ -394,7 +397,7 @@ export class CheckedFileDestination {
     this.mtimeNs = stats.mtimeNs;
     this.headInFile = false;
     this.startedAt = null;
-    this.pendingPrevFile = next.rotatedName;
+    this.pendingPrevFile = next.previousName;
     if (this.fsync) fsyncDirectory(dirname(this.path));
   }
 
@@ -469,6 +472,24 @@ export class CheckedFileDestination {
   }
 }
 
+/**
+ * With rotation, a trail lives in segments and `path` is a link to the
+ * current one: when `path` does not exist, its first segment is made here,
+ * under the trail's lock (two writers starting together make one).
+ */
+function startFirstSegment(path: string, options: CheckedFileDestinationOptions): void {
+  const lock = new AppendLock(path, options.lock);
+  lock.acquire();
+  try {
+    if (!existsSync(path)) {
+      const { fd } = startSegment(path, (options.now ?? (() => new Date()))());
+      closeSync(fd);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
 /** The file's first record's time (ms), or null when it has none. */
 function firstRecordTime(fd: number): number | null {
   const first = readFirstRecord(fd);
@@ -481,7 +502,13 @@ function firstRecordTime(fd: number): number | null {
  * `AUDIT_TAIL_CORRUPT` when that file's last record cannot be continued.
  */
 function continuedFile(path: string): { name: string; head: ChainHead } | null {
-  const previous = newestRotatedSibling(path);
+  let current: string | null = null;
+  try {
+    current = basename(readlinkSync(path));
+  } catch {
+    // A regular file: not a segment.
+  }
+  const previous = newestRotatedSibling(path, current);
   if (previous === null) return null;
   const fd = openSync(previous, 'r');
   try {

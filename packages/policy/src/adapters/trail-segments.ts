@@ -1,4 +1,16 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, renameSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  type Stats,
+  symlinkSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ChainHead } from '../audit/chain.js';
 import { readAuditLinesAt } from '../audit/line-reader.js';
@@ -61,18 +73,47 @@ export function openActive(path: string): number {
 }
 
 /**
- * Renames the active file to its rotated name (never over an existing file)
- * and creates a new, empty active file (mode 0600, `O_EXCL`). Returns the new
- * fd and the rotated file's name. Throws the errno error; when the rename
- * happened but the create failed, the path is left missing, which every
- * writer reports as `AUDIT_FILE_REPLACED` (fail closed).
+ * Starts a new segment: creates `NAME.<stamp>.EXT` next to `path` (mode
+ * 0600, `O_EXCL`, never over an existing name) and points `path`, a symbolic
+ * link, at it (a new link renamed over `path`: atomic). Segments are never
+ * renamed, so a shipper that tails `NAME.*.EXT` sees each file under one
+ * name. When `path` is still a regular file (a trail started without
+ * rotation), it is first renamed to its own stamped name, once.
+ * Returns the new segment's fd and the previous segment's name (null when
+ * there was none). Throws the errno error.
  */
-export function rotateActive(path: string, at: Date): { fd: number; rotatedName: string } {
+export function startSegment(path: string, at: Date): { fd: number; previousName: string | null } {
+  let previousName: string | null = null;
+  let link: Stats | null = null;
+  try {
+    link = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (link?.isSymbolicLink()) {
+    previousName = basename(readlinkSync(path));
+  } else if (link !== null) {
+    const renamed = freeSegmentPath(path, at);
+    renameSync(path, renamed);
+    previousName = basename(renamed);
+  }
+  const segment = freeSegmentPath(path, at);
+  const fd = openSync(segment, ACTIVE_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.link`);
+    symlinkSync(basename(segment), temporary);
+    renameSync(temporary, path);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return { fd, previousName };
+}
+
+function freeSegmentPath(path: string, at: Date): string {
   let target = rotatedPath(path, at);
   for (let attempt = 2; existsSync(target); attempt += 1) target = rotatedPath(path, at, attempt);
-  renameSync(path, target);
-  const fd = openSync(path, ACTIVE_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
-  return { fd, rotatedName: basename(target) };
+  return target;
 }
 
 /**

@@ -1,16 +1,18 @@
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseRotatedName } from './rotation.js';
 
 /**
- * The files of one rotated trail in `dir`, oldest first: every rotated file
- * (`NAME.<stamp>.EXT`, see `rotation.ts`) in stamp order, then the active
- * `NAME.EXT` when it exists.
+ * The files of one trail in `dir`, oldest first: its segments
+ * (`NAME.<stamp>.EXT`, see `rotation.ts`) in stamp order, then `NAME.EXT`
+ * when it is a regular file (a trail that never rotated). The link
+ * `NAME.EXT` to the current segment is not listed: its target is.
  * Throws an `Error` naming the trails when `dir` holds more than one, or
  * when it holds none. Lock files and other names are ignored.
  */
 export function listTrailDirectory(dir: string): string[] {
-  const names = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
+  // The link to the current segment (see `rotation.ts`) is skipped: its target is listed.
+  const names = readdirSync(dir).filter((name) => lstatSync(join(dir, name)).isFile());
   const groups = new Map<string, { key: string; name: string }[]>();
   for (const name of names) {
     const rotated = parseRotatedName(name);
@@ -39,8 +41,8 @@ export function listTrailDirectory(dir: string): string[] {
   return files;
 }
 
-/** The newest rotated file of `path` next to it, or null: where a new active file's chain continues. */
-export function newestRotatedSibling(path: string): string | null {
+/** The newest segment of `path` next to it (other than `exclude`, a name), or null: where a new active file's chain continues. */
+export function newestRotatedSibling(path: string, exclude: string | null = null): string | null {
   const dir = dirname(path);
   const base = basename(path);
   let newest: { key: string; name: string } | null = null;
@@ -52,7 +54,7 @@ export function newestRotatedSibling(path: string): string | null {
   }
   for (const name of names) {
     const rotated = parseRotatedName(name);
-    if (rotated === null || rotated.base !== base) continue;
+    if (rotated === null || rotated.base !== base || name === exclude) continue;
     if (newest === null || rotated.key > newest.key) newest = { key: rotated.key, name };
   }
   return newest === null ? null : join(dir, newest.name);

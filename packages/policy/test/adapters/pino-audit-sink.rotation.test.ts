@@ -22,14 +22,16 @@ describe('PinoAuditSink rotation while running', () => {
   });
   afterEach(() => dir.cleanup());
 
-  test('by size: files are renamed away, and each new file continues the chain of the previous one', () => {
+  test('by size: new segments, each continuing the chain of the previous one; the path links to the current one', () => {
     const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 2_000 } });
     for (let n = 0; n < 40; n += 1) sink.append({ event: { action: 'terminal-create' }, termgate: { n } });
     sink.close();
     const files = listTrailDirectory(dir.path);
     expect(files.length).toBeGreaterThanOrEqual(4);
-    expect(files[files.length - 1]).toBe(file);
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(files[files.length - 1]).toBe(fs.realpathSync(file));
     for (const rotated of files.slice(0, -1)) {
+      expect(fs.lstatSync(rotated).isFile()).toBe(true);
       expect(basename(rotated)).toMatch(/^audit\.\d{8}T\d{9}Z(-\d+)?\.jsonl$/);
       // A file is rotated once it reached the size: at most one record over it.
       expect(fs.statSync(rotated).size).toBeGreaterThanOrEqual(2_000);
@@ -63,31 +65,67 @@ describe('PinoAuditSink rotation while running', () => {
     sink.append({ event: { action: 'a' } });
     now += 59_999;
     sink.append({ event: { action: 'b' } });
-    expect(listTrailDirectory(dir.path)).toEqual([file]);
+    expect(listTrailDirectory(dir.path).map((f) => basename(f))).toEqual(['audit.20261201T100000000Z.jsonl']);
     now += 1;
     sink.append({ event: { action: 'c' } });
     const files = listTrailDirectory(dir.path);
-    // Named for the time of the rotation.
-    expect(files.map((f) => basename(f))).toEqual(['audit.20261201T100100000Z.jsonl', 'audit.jsonl']);
+    // Named for the time they were started.
+    expect(files.map((f) => basename(f))).toEqual([
+      'audit.20261201T100000000Z.jsonl',
+      'audit.20261201T100100000Z.jsonl',
+    ]);
     expect(records(files[0]!).map((r) => (r.event as { action: string }).action)).toEqual(['a', 'b']);
     expect(records(file).map((r) => (r.event as { action: string }).action)).toEqual(['c']);
     sink.close();
     expect(verifyAuditTrail(files)).toMatchObject({ ok: true, records: 3 });
   });
 
-  test('a restart after a rotation continues the chain, including when the active file is missing', () => {
+  test('segments are never renamed: each keeps its name and inode while the trail grows', () => {
+    const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 800 } });
+    const seen = new Map<string, number>();
+    for (let n = 0; n < 30; n += 1) {
+      sink.append({ event: { action: 'x' }, termgate: { n } });
+      for (const segment of listTrailDirectory(dir.path)) {
+        const ino = fs.statSync(segment).ino;
+        expect(seen.get(segment) ?? ino).toBe(ino);
+        seen.set(segment, ino);
+      }
+    }
+    sink.close();
+    expect(seen.size).toBeGreaterThan(3);
+    expect([...seen.keys()]).toEqual(listTrailDirectory(dir.path));
+  });
+
+  test('a restart continues the chain, also when the link to the current segment was lost', () => {
     const first = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
     for (let n = 0; n < 6; n += 1) first.append({ event: { action: 'x' }, termgate: { n } });
     first.close();
-    // The crash case: the active file was renamed away, the new one never created.
-    const rotated = join(dir.path, 'audit.20991231T235959999Z.jsonl');
-    fs.renameSync(file, rotated);
     const again = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
     again.append({ event: { action: 'after-restart' } });
     again.close();
+    expect(verifyAuditTrail(listTrailDirectory(dir.path))).toMatchObject({ ok: true, records: 7 });
+    // The crash case: the link is gone (a rotation died between its steps).
+    const last = fs.realpathSync(file);
+    fs.unlinkSync(file);
+    const third = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
+    third.append({ event: { action: 'after-crash' } });
+    third.close();
+    expect(records(file)[0]).toMatchObject({ seq: 8, prev_file: basename(last) });
+    expect(verifyAuditTrail(listTrailDirectory(dir.path))).toMatchObject({ ok: true, records: 8 });
+  });
+
+  test('a trail started without rotation: its file is renamed to a segment once, at the first rotation', () => {
+    const plain = PinoAuditSink.open(file);
+    plain.append({ event: { action: 'before' } });
+    plain.close();
+    const rotating = PinoAuditSink.open(file, { rotation: { maxBytes: 100 } });
+    rotating.append({ event: { action: 'after' } });
+    rotating.close();
     const files = listTrailDirectory(dir.path);
-    expect(records(file)[0]).toMatchObject({ seq: 7, prev_file: basename(rotated) });
-    expect(verifyAuditTrail(files)).toMatchObject({ ok: true, records: 7 });
+    expect(files).toHaveLength(2);
+    expect(records(files[0]!).map((r) => (r.event as { action: string }).action)).toEqual(['before']);
+    expect(records(file)[0]).toMatchObject({ seq: 2, prev_file: basename(files[0]!) });
+    expect(verifyAuditTrail(files)).toMatchObject({ ok: true, records: 2 });
   });
 
   test('two sinks on one trail: when one rotates, the other follows into the new file', () => {
