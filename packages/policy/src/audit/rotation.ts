@@ -1,24 +1,26 @@
 import { basename, dirname, extname, join } from 'node:path';
 
 /**
- * When the writer rotates the active audit file (rename-and-reopen).
+ * When and how the writer rotates the trail while running.
  *
  * Contract (docs/AUDIT.md, "Rotation"):
- * - Before a record is written, under the file's lock, the active file is
- *   rotated when it holds at least `maxBytes` bytes, or when its first record
- *   is at least `maxAgeMs` old. An empty file is never rotated. A file is
- *   therefore at most `maxBytes` plus one record long, and rotation by age
- *   happens at the first record written after the age was reached.
- * - Rotating renames `NAME.EXT` to `NAME.<UTC yyyymmddThhmmssSSSZ>.EXT`
- *   (`audit.jsonl` to `audit.20261201T112638123Z.jsonl`; never over an
- *   existing name) and creates a new, empty `NAME.EXT`. The rotated names sort
- *   in time order, keep the extension (one glob, `audit*.jsonl`, matches the
- *   trail and not its lock file), and shippers that follow files by inode
- *   (rsyslog imfile, Filebeat, Fluent Bit, Vector) finish the renamed file
- *   and pick up the new one.
- * - The first record of the new file continues the chain: `seq` goes on,
- *   `prev_hash` is the last record's hash, and `prev_file` names the file the
- *   previous records were renamed to.
+ * - With a rotation policy the trail lives in segments, `NAME.<UTC
+ *   yyyymmddThhmmssSSSZ>.EXT` (`audit.20261201T112638123Z.jsonl` for
+ *   `audit.jsonl`), and `NAME.EXT` is a symbolic link to the current one.
+ *   Segments are created with `O_EXCL` and never renamed; the link is
+ *   replaced atomically (a new link renamed over it). The names sort in time
+ *   order, and one glob (`audit.*.jsonl`) matches every segment but neither
+ *   the link nor the lock file, so a shipper reads each record under one name.
+ * - Before a record is written, under the trail's lock, a new segment is
+ *   started when the current one holds at least `maxBytes` bytes, or when
+ *   its first record is at least `maxAgeMs` old. An empty segment is never
+ *   rotated: a segment is at most `maxBytes` plus one record long, and
+ *   rotation by age happens at the first record after the age was reached.
+ * - The first record of a new segment continues the chain: `seq` goes on,
+ *   `prev_hash` is the last record's hash, and `prev_file` names the
+ *   previous segment.
+ * - A trail started without rotation (`NAME.EXT` a regular file) is renamed
+ *   to its own segment name once, at its first rotation.
  */
 export interface RotationPolicy {
   /** Rotate once the file holds this many bytes (> 0). */
