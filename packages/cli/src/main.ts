@@ -11,13 +11,16 @@ const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for co
 
 Usage:
   termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
+                 [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
   termgate policy check FILE
   termgate policy test FILE
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
   termgate policy explain FILE --json < requests.jsonl
   termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
-  termgate audit verify FILE
-  termgate audit show FILE [--since WHEN] [--decision allow|deny] [--terminal ID] [--grep REGEX] [--json]
+  termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
+  termgate audit keygen FILE
+  termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny] [--terminal ID] [--client NAME]
+                      [--grep REGEX] [--json | --summary]
   termgate --version
 `;
 

@@ -1,6 +1,11 @@
 /** Public API of @termgate/policy: the policy engine, the gate and the audit trail. Named exports only. */
 
 export {
+  CheckpointingAuditSink,
+  type CheckpointOptions,
+  type CheckpointReason,
+} from './adapters/checkpointing-audit-sink.js';
+export {
   ChildProcessCommandJudge,
   type ChildProcessCommandJudgeOptions,
   DEFAULT_JUDGE_START_TIMEOUT_MS,
@@ -10,6 +15,14 @@ export { InMemoryAuditSink, type InMemoryAuditSinkOptions } from './adapters/in-
 export { PinoAuditSink, type PinoAuditSinkOptions } from './adapters/pino-audit-sink.js';
 export { AuditError, type AuditErrorCode } from './audit/audit-error.js';
 export { type ChainHead, sha256Hex } from './audit/chain.js';
+export {
+  CHECKPOINT_ALG,
+  type CheckpointMember,
+  checkCheckpoint,
+  checkpointMessage,
+  keyId,
+  signCheckpoint,
+} from './audit/checkpoint.js';
 export {
   type NetworkRefusal,
   networkRefusedEvent,
@@ -29,7 +42,19 @@ export {
   readAuditRecords,
 } from './audit/query.js';
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
+export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
+export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './audit/signing-key.js';
+export { AuditSummarizer, type AuditSummary } from './audit/summary.js';
+export { listTrailDirectory } from './audit/trail-files.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
+export {
+  type TrailCheckpoints,
+  type TrailFileSummary,
+  type TrailProblem,
+  type TrailVerifyOptions,
+  type TrailVerifyResult,
+  verifyAuditTrail,
+} from './audit/verify-trail.js';
 export type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from './decision.js';
 export {
   type CommandVerdict,

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Level } from 'pino';
 import { LOG_LEVELS } from '../logging.js';
+import { AUDIT_OPTIONS_USAGE, AUDIT_VALUED_OPTIONS, parseAuditTrailOptions } from '../serve/audit-options.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 
 /**
@@ -24,11 +25,11 @@ passes through. stdout carries ACP only; logs go to stderr.
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash-compatible shell for command lines (default: bash)
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: warn)
-`;
+${AUDIT_OPTIONS_USAGE}`;
 
 export class AcpProxyUsageError extends Error {}
 
-const VALUED = new Set(['--policy', '--audit', '--shell', '--log-level']);
+const VALUED = new Set<string>(['--policy', '--audit', '--shell', '--log-level', ...AUDIT_VALUED_OPTIONS]);
 
 /**
  * Options come first; the agent command follows `--` (or starts at the first
@@ -71,7 +72,14 @@ export function parseAcpProxyArgs(argv: readonly string[], cwd: string): AcpProx
     path === undefined ? null : isAbsolute(path) ? path : resolve(cwd, path);
   const policyPath = absolute(values.get('--policy'));
   const auditPath = absolute(values.get('--audit'));
+  let audit: ReturnType<typeof parseAuditTrailOptions>;
+  try {
+    audit = parseAuditTrailOptions((name) => values.get(name), cwd);
+  } catch (error) {
+    throw new AcpProxyUsageError((error as Error).message);
+  }
   return {
+    ...audit,
     policyPath,
     auditPath,
     auditFsync,

@@ -1,31 +1,47 @@
-import { parseArgs } from 'node:util';
+import { statSync } from 'node:fs';
 import {
   type AuditQuery,
+  AuditSummarizer,
   auditField,
+  listTrailDirectory,
   matchesAuditQuery,
   readAuditRecords,
-  type VerifyResult,
-  verifyAuditFile,
 } from '@termgate/policy';
+import { AuditUsageError, parseAuditArgs } from './audit-args.js';
+import { keygenCommand } from './audit-keygen.js';
+import { formatSummary } from './audit-summary-format.js';
+import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
 
+/** The decisions `--decision` accepts (a later decision is added here). */
+export const AUDIT_DECISIONS: readonly NonNullable<AuditQuery['decision']>[] = ['allow', 'deny'];
+
 export const AUDIT_USAGE = `Usage:
-  termgate audit verify FILE [--anchor SEQ:HASH]... [--json]
-      Check the hash chain: no edits, gaps, reordering or truncation.
-      --anchor  a record's seq and hash noted elsewhere earlier (serve logs the
-                trail's head to stderr at start and stop): that record must still
-                be there with that hash. This catches what the chain alone cannot:
-                a rewrite with recomputed hashes, or records cut from the end.
-      Exit 0 intact, 1 broken (naming the first bad seq), 2 usage or I/O error.
-  termgate audit show FILE [--since ISO|DURATION] [--decision allow|deny]
-                           [--terminal ID] [--grep REGEX] [--json]
+  termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
+      Check the hash chain: no edits, gaps, reordering or truncation. Several
+      files (oldest first) or a directory (its rotated files, then the active
+      one) are checked as one chain; a missing, reordered or cut file is named.
+      --anchor      a record's seq and hash noted elsewhere earlier (serve logs the
+                    trail's head to stderr at start and stop): that record must still
+                    be there with that hash.
+      --public-key  a checkpoint public key (termgate audit keygen): every signed
+                    checkpoint must verify with a given key, and records after the
+                    last checkpoint are reported as unsigned.
+      Exit 0 intact (and signed to the end, with --public-key), 1 broken (naming
+      the file and the first bad seq), 2 usage or I/O error, 3 intact but with
+      unsigned records after the last checkpoint (--public-key).
+  termgate audit keygen FILE
+      Write an Ed25519 key pair for signed checkpoints: FILE (private, mode 0600)
+      and FILE.pub (public). Never overwrites.
+  termgate audit show FILE|DIR... [--since ISO|DURATION] [--decision ${AUDIT_DECISIONS.join('|')}]
+                           [--terminal ID] [--client NAME] [--grep REGEX] [--json | --summary]
       Print records as a table (or JSON Lines with --json). Filters are ANDed.
       --since     an ISO time, or a duration back from now: 90s, 15m, 1h, 2d, 1h30m
       --terminal  a terminal id or its first characters
+      --client    the client's name, as recorded (termgate.client.name)
       --grep      a JavaScript regular expression tested against the command line
+      --summary   counts of the matching commands by decision, rule and program
 `;
-
-class UsageError extends Error {}
 
 /**
  * `termgate audit …` (argv starts after `audit`). Writes results to stdout and
@@ -36,7 +52,9 @@ export const auditCommand: CliCommand = async (argv, io) => {
   try {
     switch (subcommand) {
       case 'verify':
-        return verify(rest, io);
+        return verifyCommand(rest, io);
+      case 'keygen':
+        return keygenCommand(rest, io);
       case 'show':
         return show(rest, io);
       case 'help':
@@ -45,12 +63,12 @@ export const auditCommand: CliCommand = async (argv, io) => {
         io.stdout.write(AUDIT_USAGE);
         return 0;
       default:
-        throw new UsageError(
+        throw new AuditUsageError(
           subcommand === undefined ? 'missing subcommand' : `unknown subcommand "${subcommand}"`,
         );
     }
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof AuditUsageError) {
       io.stderr.write(`termgate audit: ${error.message}\n\n${AUDIT_USAGE}`);
     } else {
       io.stderr.write(`termgate audit: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -59,110 +77,45 @@ export const auditCommand: CliCommand = async (argv, io) => {
   }
 };
 
-function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(
-  argv: readonly string[],
-  options: T,
-) {
-  let parsed: ReturnType<
-    typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
-  >;
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (parsed.positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-  return { file: parsed.positionals[0]!, values: parsed.values };
-}
-
-function verify(argv: readonly string[], io: CliIo): number {
-  const { file, values } = parse(argv, {
-    json: { type: 'boolean' },
-    anchor: { type: 'string', multiple: true },
-  });
-  const anchors = (values.anchor ?? []).map(parseAnchor);
-  let result: VerifyResult = verifyAuditFile(file);
-  if (result.ok) result = checkAnchors(file, result, anchors);
-  if (values.json) {
-    io.stdout.write(`${JSON.stringify({ file, ...result })}\n`);
-  } else {
-    io.stdout.write(`${describeVerdict(file, result)}\n`);
-  }
-  return result.ok ? 0 : 1;
-}
-
-interface Anchor {
-  readonly seq: number;
-  readonly hash: string;
-}
-
-function parseAnchor(text: string): Anchor {
-  const match = /^(\d+):([0-9a-f]{64})$/.exec(text);
-  if (!match)
-    throw new UsageError(`--anchor must be SEQ:HASH (a seq and a 64-hex-digit hash), got "${text}"`);
-  return { seq: Number(match[1]), hash: match[2]! };
-}
-
-/** An intact chain must also still hold every anchored record, unchanged. */
-function checkAnchors(
-  file: string,
-  result: VerifyResult & { ok: true },
-  anchors: readonly Anchor[],
-): VerifyResult {
-  if (anchors.length === 0) return result;
-  const wanted = new Map(anchors.map((anchor) => [anchor.seq, anchor.hash]));
-  const found = new Map<number, { hash: string; line: number }>();
-  for (const entry of readAuditRecords(file)) {
-    if (!('record' in entry)) continue;
-    const { seq, hash } = entry.record as { seq?: unknown; hash?: unknown };
-    if (typeof seq === 'number' && typeof hash === 'string' && wanted.has(seq)) {
-      found.set(seq, { hash, line: entry.line });
-    }
-  }
-  for (const anchor of [...anchors].sort((a, b) => a.seq - b.seq)) {
-    const record = found.get(anchor.seq);
-    if (record?.hash === anchor.hash) continue;
-    const problem =
-      record === undefined
-        ? `anchored record seq ${anchor.seq} is missing: records were removed from the end of the file`
-        : `anchored record seq ${anchor.seq} has hash ${record.hash}, not ${anchor.hash}: the chain was rewritten`;
-    // line 0: the file has no such record.
-    return { ok: false, seq: anchor.seq, line: record?.line ?? 0, problem, records: result.records };
-  }
-  return result;
-}
-
-function describeVerdict(file: string, result: VerifyResult): string {
-  if (result.ok && result.head === null) return `${file}: empty, nothing to verify`;
-  if (result.ok) {
-    return `${file}: intact, ${result.records} records (seq 1..${result.head?.seq}), head hash ${result.head?.hash}`;
-  }
-  if (result.line === 0) return `${file}: BROKEN at seq ${result.seq}: ${result.problem}`;
-  const intact =
-    result.records === 0 ? 'no record before it is intact' : `seq 1..${result.seq - 1} are intact`;
-  return `${file}: BROKEN at seq ${result.seq} (line ${result.line}): ${result.problem}; ${intact}`;
+/** The files named on the command line, a directory standing for its trail's files, oldest first. */
+export function trailFiles(args: readonly string[]): string[] {
+  return args.flatMap((arg) => (statSync(arg).isDirectory() ? listTrailDirectory(arg) : [arg]));
 }
 
 function show(argv: readonly string[], io: CliIo): number {
-  const { file, values } = parse(argv, {
-    since: { type: 'string' },
-    decision: { type: 'string' },
-    terminal: { type: 'string' },
-    grep: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { files: args, values } = parseAuditArgs(
+    argv,
+    {
+      since: { type: 'string' },
+      decision: { type: 'string' },
+      terminal: { type: 'string' },
+      client: { type: 'string' },
+      grep: { type: 'string' },
+      json: { type: 'boolean' },
+      summary: { type: 'boolean' },
+    },
+    1,
+    Number.POSITIVE_INFINITY,
+  );
+  if (values.json && values.summary) throw new AuditUsageError('--json and --summary exclude each other');
   const query = buildQuery(values, new Date());
   const rows: string[][] = [];
-  for (const entry of readAuditRecords(file)) {
-    if (!('record' in entry)) {
-      io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
-      continue;
+  const summary = new AuditSummarizer();
+  for (const file of trailFiles(args)) {
+    for (const entry of readAuditRecords(file)) {
+      if (!('record' in entry)) {
+        io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
+        continue;
+      }
+      if (!matchesAuditQuery(entry.record, query)) continue;
+      if (values.summary) summary.add(entry.record);
+      else if (values.json) io.stdout.write(`${JSON.stringify(entry.record)}\n`);
+      else rows.push(tableRow(entry.record));
     }
-    if (!matchesAuditQuery(entry.record, query)) continue;
-    if (values.json) io.stdout.write(`${JSON.stringify(entry.record)}\n`);
-    else rows.push(tableRow(entry.record));
   }
-  if (!values.json) {
+  if (values.summary) {
+    io.stdout.write(formatSummary(summary.result(), printable));
+  } else if (!values.json) {
     if (rows.length === 0) io.stderr.write('termgate audit: no matching records\n');
     else io.stdout.write(alignTable([HEADER, ...rows]));
   }
@@ -170,23 +123,24 @@ function show(argv: readonly string[], io: CliIo): number {
 }
 
 function buildQuery(
-  values: { since?: string; decision?: string; terminal?: string; grep?: string },
+  values: { since?: string; decision?: string; terminal?: string; client?: string; grep?: string },
   now: Date,
 ): AuditQuery {
   const query: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
   if (values.since !== undefined) query.since = parseSince(values.since, now);
   if (values.decision !== undefined) {
-    if (values.decision !== 'allow' && values.decision !== 'deny') {
-      throw new UsageError('--decision must be allow or deny');
-    }
-    query.decision = values.decision;
+    const decision = AUDIT_DECISIONS.find((d) => d === values.decision);
+    if (decision === undefined)
+      throw new AuditUsageError(`--decision must be ${AUDIT_DECISIONS.join(' or ')}`);
+    query.decision = decision;
   }
   if (values.terminal !== undefined) query.terminal = values.terminal;
+  if (values.client !== undefined) query.client = values.client;
   if (values.grep !== undefined) {
     try {
       query.grep = new RegExp(values.grep);
     } catch (error) {
-      throw new UsageError(`--grep: ${(error as Error).message}`);
+      throw new AuditUsageError(`--grep: ${(error as Error).message}`);
     }
   }
   return query;
@@ -205,7 +159,7 @@ export function parseSince(value: string, now: Date): Date {
   }
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(at))
-    throw new UsageError(`--since: "${value}" is neither an ISO time nor a duration like 1h`);
+    throw new AuditUsageError(`--since: "${value}" is neither an ISO time nor a duration like 1h`);
   return new Date(at);
 }
 

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
 import { closeInheritedDescriptors } from '../inherited-fds.js';
 import { createStderrLogger, LOG_LEVELS } from '../logging.js';
+import { AUDIT_OPTIONS_USAGE, parseAuditTrailOptions } from '../serve/audit-options.js';
 import { buildServeContainer } from '../serve/composition-root.js';
 import { startPolicyRuntime } from '../serve/policy-runtime.js';
 import { ServeApplication } from '../serve/serve-application.js';
@@ -10,6 +11,7 @@ import type { ServeConfig } from '../serve/serve-config.js';
 import type { CliIo } from './cli-io.js';
 
 export const SERVE_USAGE = `Usage: termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
+                      [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
   --policy FILE      policy file (default: the shipped policies/default.yaml)
@@ -17,7 +19,7 @@ Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash for command lines (default: bash on PATH); must be bash
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: info)
-`;
+${AUDIT_OPTIONS_USAGE}`;
 
 /** Printed to stderr when a person runs `serve` in a terminal. */
 export function connectHint(bin: string): string {
@@ -48,7 +50,17 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfi
   }
   const absolute = (path: string | undefined): string | null =>
     path === undefined ? null : isAbsolute(path) ? path : resolve(cwd, path);
+  let audit: ReturnType<typeof parseAuditTrailOptions>;
+  try {
+    audit = parseAuditTrailOptions(
+      (name) => values[name.slice(2) as keyof typeof values] as string | undefined,
+      cwd,
+    );
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   return {
+    ...audit,
     policyPath: absolute(values.policy),
     auditPath: absolute(values.audit),
     auditFsync: values['audit-fsync'] ?? false,
@@ -65,6 +77,11 @@ function parse(argv: readonly string[]) {
       policy: { type: 'string' },
       audit: { type: 'string' },
       'audit-fsync': { type: 'boolean' },
+      'audit-rotate-size': { type: 'string' },
+      'audit-rotate-age': { type: 'string' },
+      'audit-signing-key': { type: 'string' },
+      'audit-checkpoint-every': { type: 'string' },
+      'audit-checkpoint-interval': { type: 'string' },
       shell: { type: 'string' },
       'log-level': { type: 'string' },
     },

@@ -19,6 +19,12 @@ export interface PolicyRuntime {
   /** The started sandbox, or `null` when the policy's sandbox mode is `off`. */
   readonly sandbox: SandboxRuntime | null;
   /**
+   * The checkpoint signing key's file (absolute), or null. It was read at
+   * start; a sandbox must hide this path (and should hide the trail) from
+   * the commands it runs.
+   */
+  readonly auditSigningKeyPath: string | null;
+  /**
    * Appends `server-stop`, closes the trail and ends the judge's worker
    * process. Returns the trail's head after the stop record (null when it
    * could not be written), for the caller to log as an external anchor. Call
@@ -55,9 +61,11 @@ export async function startPolicyRuntime(
   // the protocol already answers (see serve.ts), and the bundle keeps it lazy.
   const {
     assertBashCompatibleShell,
+    CheckpointingAuditSink,
     ChildProcessCommandJudge,
     DEFAULT_POLICY_PATH,
     INSTALL_ROOT,
+    loadSigningKey,
     loadPolicyFile,
     PinoAuditSink,
     PolicyGate,
@@ -76,7 +84,8 @@ export async function startPolicyRuntime(
     ...(options.judgeWorkerPath !== undefined && { workerPath: options.judgeWorkerPath }),
   });
   const auditPath = config.auditPath ?? defaultAuditPath();
-  let sink: PinoAuditSinkType | undefined;
+  const auditSigningKeyPath = config.auditSigningKeyPath ?? null;
+  let sink: PinoAuditSinkType | InstanceType<typeof CheckpointingAuditSink> | undefined;
   let sandbox: SandboxRuntime | null = null;
   try {
     // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
@@ -85,14 +94,25 @@ export async function startPolicyRuntime(
         `the policy judge parsed sha256 ${judge.sha256}, not the file's ${policy.sha256} (is ${policy.path} valid UTF-8?)`,
       );
     }
-    sink = PinoAuditSink.open(auditPath, {
+    // Read the key before the trail opens: a bad key refuses the start, and nothing later reads the file.
+    const signingKey = auditSigningKeyPath === null ? null : loadSigningKey(auditSigningKeyPath);
+    const trail = PinoAuditSink.open(auditPath, {
       mkdir: true,
       fsync: config.auditFsync,
       service: { name: 'termgate', version: TERMGATE_VERSION },
+      ...(config.auditRotation === undefined ? {} : { rotation: config.auditRotation }),
     });
+    sink =
+      signingKey === null
+        ? trail
+        : new CheckpointingAuditSink(trail, {
+            privateKey: signingKey,
+            ...config.auditCheckpoint,
+            onError: (error) => notice(`termgate: audit checkpoint failed: ${(error as Error).message}`),
+          });
     sandbox = await startSandbox(
       policy,
-      { policyPath: policy.path, auditPath, installRoot: INSTALL_ROOT },
+      { policyPath: policy.path, auditPath, installRoot: INSTALL_ROOT, signingKeyPath: auditSigningKeyPath },
       sink,
     );
     const network = policy.sandbox.network;
@@ -128,6 +148,7 @@ export async function startPolicyRuntime(
     sink: opened,
     auditPath,
     sandbox,
+    auditSigningKeyPath,
     stop: (reason) => {
       if (stopped) return finalHead;
       stopped = true;

@@ -16,6 +16,8 @@ export interface SandboxPaths {
   readonly policyPath: string;
   readonly auditPath: string;
   readonly installRoot: string;
+  /** The audit checkpoint signing key, hidden from every command. */
+  readonly signingKeyPath?: string | null;
 }
 
 /**
@@ -86,7 +88,10 @@ export async function startSandbox(
     privateTmp,
     protect: {
       readOnly: [paths.policyPath, ...installation(paths.installRoot, section.writable)],
-      hidden: hideWholeDir ? [auditDir] : [paths.auditPath, `${paths.auditPath}.lock`],
+      hidden: [
+        ...(hideWholeDir ? [auditDir] : [paths.auditPath, `${paths.auditPath}.lock`]),
+        ...(paths.signingKeyPath ? [paths.signingKeyPath] : []),
+      ],
     },
   });
   let closed = false;

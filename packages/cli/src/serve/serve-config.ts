@@ -1,7 +1,8 @@
 import type { Level } from 'pino';
+import type { AuditTrailOptions } from './audit-options.js';
 
 /** Everything `termgate serve` was configured with, after parsing its arguments. */
-export interface ServeConfig {
+export interface ServeConfig extends AuditTrailOptions {
   readonly policyPath: string | null;
   readonly auditPath: string | null;
   /** fsync the audit trail after every record. */

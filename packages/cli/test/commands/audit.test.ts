@@ -1,8 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { type CommandJudge, PinoAuditSink, PolicyGate, recordServerStart } from '@termgate/policy';
+import {
+  CheckpointingAuditSink,
+  type CommandJudge,
+  loadSigningKey,
+  PinoAuditSink,
+  PolicyGate,
+  recordServerStart,
+} from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
 
@@ -22,18 +29,21 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const judge: CommandJudge = {
-  judge: (request) =>
-    request.command.startsWith('rm')
-      ? { decision: 'deny', ruleIds: ['no-rm'], reason: 'rm is denied', subcommands: [], resolvedCwd: null }
-      : { decision: 'allow', ruleIds: ['any'], reason: 'allowed', subcommands: [], resolvedCwd: null },
+  judge: (request) => {
+    const program = request.command.split(' ')[0]!;
+    const subcommands = [{ program, argv: [program], via: [] }];
+    return request.command.startsWith('rm')
+      ? { decision: 'deny', ruleIds: ['no-rm'], reason: 'rm is denied', subcommands, resolvedCwd: null }
+      : { decision: 'allow', ruleIds: ['any'], reason: 'allowed', subcommands, resolvedCwd: null };
+  },
 };
 
-function request(terminalId: string, command: string): GateRequest {
+function request(terminalId: string, command: string, clientName = 'test-client'): GateRequest {
   return {
     verb: 'create',
     terminalId,
     spec: { command, args: null, cwd: '/w', env: {}, outputByteLimit: 10, argv: ['bash', '-c', command] },
-    caller: { clientName: 'test-client', protocol: 'mcp/2026-07-28' },
+    caller: { clientName, protocol: 'mcp/2026-07-28' },
   };
 }
 
@@ -216,7 +226,9 @@ describe('termgate audit', () => {
     [[]],
     [['frobnicate']],
     [['verify']],
-    [['verify', 'a', 'b']],
+    [['verify', 'f', '--public-key']],
+    [['keygen']],
+    [['show', 'f', '--json', '--summary']],
     [['show', 'f', '--decision', 'maybe']],
     [['show', 'f', '--since', 'yesterday']],
     [['show', 'f', '--grep', '(']],
@@ -250,4 +262,109 @@ describe('parseSince', () => {
 
 test('printable escapes bidi overrides', () => {
   expect(printable('a\u202eb')).toBe('a\\u202eb');
+});
+
+describe('termgate audit over rotated and signed trails', () => {
+  let dir: string;
+  let trail: string;
+  let file: string;
+  let key: string;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-cli-trail-'));
+    trail = join(dir, 'trail');
+    mkdirSync(trail);
+    file = join(trail, 'audit.jsonl');
+    key = join(dir, 'signing-key');
+    expect(await run(['keygen', key])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/public key .*signing-key\.pub \(key id [0-9a-f]{16}\)/),
+    });
+    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file, { rotation: { maxBytes: 3_000 } }), {
+      privateKey: loadSigningKey(key),
+      everyRecords: 7,
+    });
+    const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
+    recordServerStart(sink, { policy, version: '0.1.0' });
+    const gate = new PolicyGate(judge, sink, policy);
+    for (let n = 0; n < 10; n += 1) {
+      gate.decide(request(`a-${n}`, n % 3 === 0 ? `rm -rf /tmp/${n}` : `npm test ${n}`, 'claude-code'));
+      gate.decide(request(`b-${n}`, `git status ${n}`, 'zed'));
+    }
+    sink.close();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const files = () =>
+    readdirSync(trail)
+      .filter((name) => /^audit\.\d{8}T/.test(name))
+      .sort()
+      .map((name) => join(trail, name));
+
+  test('keygen: private key 0600, and it refuses to overwrite', async () => {
+    expect(statSync(key).mode & 0o777).toBe(0o600);
+    const again = await run(['keygen', key]);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/EEXIST/);
+  });
+
+  test('verify DIR checks the rotated files as one chain, and the signatures with --public-key', async () => {
+    expect(files().length).toBeGreaterThan(2);
+    const plain = await run(['verify', trail]);
+    expect(plain.code).toBe(0);
+    expect(plain.out).toMatch(new RegExp(`^${trail}: intact, \\d+ records in ${files().length} files`));
+    const signed = await run(['verify', trail, '--public-key', `${key}.pub`]);
+    expect(signed.code).toBe(0);
+    expect(signed.out).toMatch(/; signed through seq \d+ \(\d+ checkpoints\)\n$/);
+    // The same as a list of files.
+    expect((await run(['verify', ...files()])).code).toBe(0);
+  });
+
+  test('verify names a missing file, and exits 1', async () => {
+    const gone = files()[1]!;
+    rmSync(gone);
+    const { code, out } = await run(['verify', trail]);
+    expect(code).toBe(1);
+    expect(out).toContain(`BROKEN at seq`);
+    expect(out).toContain(`missing file ${gone.slice(trail.length + 1)} between`);
+  });
+
+  test('a cut tail exits 3 and reports the unsigned records', async () => {
+    const text = readFileSync(file, 'utf8').split('\n');
+    // Drop the final checkpoint and the record before it.
+    writeFileSync(file, `${text.slice(0, -3).join('\n')}\n`);
+    const { code, out } = await run(['verify', trail, '--public-key', `${key}.pub`]);
+    expect(code).toBe(3);
+    expect(out).toMatch(/UNSIGNED: \d+ records after the last checkpoint/);
+    const json = JSON.parse((await run(['verify', trail, '--public-key', `${key}.pub`, '--json'])).out);
+    expect(json).toMatchObject({ ok: true, checkpoints: { checked: true } });
+    expect(json.checkpoints.unsigned).toBeGreaterThan(0);
+  });
+
+  test('verify with another key refuses the checkpoints', async () => {
+    const other = join(dir, 'other-key');
+    await run(['keygen', other]);
+    const { code, out } = await run(['verify', trail, '--public-key', `${other}.pub`]);
+    expect(code).toBe(1);
+    expect(out).toMatch(/which is not a given public key/);
+  });
+
+  test('show --client filters by the recorded client name', async () => {
+    const { code, out } = await run(['show', trail, '--client', 'zed']);
+    expect(code).toBe(0);
+    const rows = out.trimEnd().split('\n').slice(1);
+    expect(rows).toHaveLength(10);
+    for (const row of rows) expect(row).toContain('git status');
+  });
+
+  test('show --summary counts commands by decision, rule and program', async () => {
+    const { code, out } = await run(['show', trail, '--summary']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^\d+ records, 20 commands \(terminal-create\)\n/);
+    expect(out).toContain('by decision:\n  16  allow\n   4  deny\n');
+    expect(out).toContain('by rule:\n  16  any\n   4  no-rm\n');
+    expect(out).toContain('by program:\n  10  git\n   6  npm\n   4  rm\n');
+    const claude = await run(['show', trail, '--summary', '--client', 'claude-code', '--decision', 'deny']);
+    expect(claude.out).toContain('by decision:\n  4  deny\n');
+  });
 });

@@ -1,22 +1,34 @@
 import {
   type BigIntStats,
   closeSync,
+  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   statSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { AuditError, describeCause } from '../audit/audit-error.js';
 import type { ChainHead } from '../audit/chain.js';
 import { readAuditLinesAt } from '../audit/line-reader.js';
+import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../audit/rotation.js';
 import { isSealedRecord, openSealedLine } from '../audit/sealed-record.js';
 import { readChainTail } from '../audit/tail.js';
+import { newestRotatedSibling } from '../audit/trail-files.js';
 import { verifyAuditLines } from '../audit/verify.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
+import {
+  filesSince,
+  openActive,
+  readFirstRecord,
+  recordTime,
+  startSegment,
+  verifyRange,
+} from './trail-segments.js';
 
 export interface CheckedFileDestinationOptions {
   /** fsync the file after every record (and its directory when the file is created). */
@@ -25,6 +37,16 @@ export interface CheckedFileDestinationOptions {
   readonly mkdir?: boolean;
   /** Wait and staleness limits of the cross-process lock (`<path>.lock`). */
   readonly lock?: AppendLockOptions;
+  /** Rotate the file by size and/or age while running (see `audit/rotation.ts`). */
+  readonly rotation?: RotationPolicy;
+  /** Clock for rotation by age and rotated names (tests). */
+  readonly now?: () => Date;
+}
+
+/** What `writeRecord` must add to the record it writes. */
+export interface SegmentInfo {
+  /** Set on the first record of a file that continues a rotated one: that file's name. */
+  readonly prevFile?: string;
 }
 
 /**
@@ -68,20 +90,32 @@ export class CheckedFileDestination {
   private failure: AuditError | null = null;
   private closed = false;
   private inAppend = false;
+  /** When the current file's first record was written (ms), for rotation by age. */
+  private startedAt: number | null = null;
+  /** `prev_file` for the next record: set when the current file continues a rotated one and is still empty. */
+  private pendingPrevFile: string | null = null;
+  /** False while the chain's last known record is in the previous (rotated) file: this one is still empty. */
+  private headInFile = true;
+  private rotation: RotationPolicy | null = null;
+  private now: () => Date = () => new Date();
 
   private constructor(
     readonly path: string,
-    private readonly fd: number,
+    private fd: number,
     private readonly fsync: boolean,
     /** dev/ino of a regular file; null for devices, FIFOs, … */
-    private readonly identity: Pick<BigIntStats, 'dev' | 'ino'> | null,
+    private identity: Pick<BigIntStats, 'dev' | 'ino'> | null,
     /** The file's size after the last record we know of (ours or verified). */
     private size: bigint,
     /** Where the line of that record starts. */
     private headOffset: bigint,
     /** The file's mtime (ns) as we last left it: unchanged size and mtime mean nobody else wrote. */
     private mtimeNs: bigint,
-    /** The last record of the file at open, or null when it was empty or not a regular file. */
+    /**
+     * The last record of the trail at open, or null when it starts a new
+     * trail (or is not a regular file). For an empty file next to rotated
+     * ones, the last record of the newest rotated file.
+     */
     readonly head: ChainHead | null,
     private readonly lock: AppendLock | null,
   ) {}
@@ -90,12 +124,18 @@ export class CheckedFileDestination {
    * Opens (creating, mode 0600) `path` for appending and reads its last
    * record. Throws `AUDIT_UNWRITABLE` when it cannot be opened and
    * `AUDIT_TAIL_CORRUPT` when its last record cannot be continued.
+   *
+   * An empty `path` next to rotated files (`path.<stamp>`, see
+   * `audit/rotation.ts`) continues the newest one's chain, so a trail stays
+   * one chain across a restart after a rotation.
    */
   static open(path: string, options: CheckedFileDestinationOptions = {}): CheckedFileDestination {
     const fsync = options.fsync ?? false;
+    if (options.rotation !== undefined) assertRotationPolicy(options.rotation);
     let fd: number;
     try {
       if (options.mkdir) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (options.rotation !== undefined) startFirstSegment(path, options);
       // a+ (O_APPEND | O_RDWR | O_CREAT): append-only writes, and reads to find the chain's head.
       fd = openSync(path, 'a+', 0o600);
     } catch (error) {
@@ -112,8 +152,9 @@ export class CheckedFileDestination {
       try {
         const stats = fstatSync(fd, { bigint: true });
         const tail = readChainTail(fd, Number(stats.size), path);
+        const previous = tail === null ? continuedFile(path) : null;
         if (fsync && stats.size === 0n) fsyncDirectory(dirname(path));
-        return new CheckedFileDestination(
+        const destination = new CheckedFileDestination(
           path,
           fd,
           fsync,
@@ -121,9 +162,15 @@ export class CheckedFileDestination {
           stats.size,
           BigInt(tail?.offset ?? 0),
           stats.mtimeNs,
-          tail?.head ?? null,
+          tail?.head ?? previous?.head ?? null,
           lock,
         );
+        destination.rotation = options.rotation ?? null;
+        if (options.now !== undefined) destination.now = options.now;
+        destination.pendingPrevFile = previous?.name ?? null;
+        destination.headInFile = previous === null;
+        destination.startedAt = firstRecordTime(fd);
+        return destination;
       } finally {
         lock.release();
       }
@@ -163,6 +210,9 @@ export class CheckedFileDestination {
         error,
       );
     }
+    if (this.size === 0n) this.startedAt = this.now().getTime();
+    this.pendingPrevFile = null;
+    this.headInFile = true;
     this.headOffset = this.size;
     this.size += BigInt(bytes.length);
     if (this.identity !== null) this.mtimeNs = fstatSync(this.fd, { bigint: true }).mtimeNs;
@@ -172,19 +222,30 @@ export class CheckedFileDestination {
    * Appends one record under the file's lock. `knownHead` is the last record
    * the caller's chain knows (null before the first one); `writeRecord` gets
    * the head the record must link to, which is `knownHead` unless other
-   * writers appended since, and must call `write` exactly once.
+   * writers appended since, and must call `write` exactly once. When the file
+   * is due for rotation, it is rotated first, and the record is the first of
+   * the new file: `writeRecord` then gets `prevFile`.
    */
-  append(knownHead: ChainHead | null, writeRecord: (head: ChainHead | null) => void): void {
+  append(
+    knownHead: ChainHead | null,
+    writeRecord: (head: ChainHead | null, segment: SegmentInfo) => void,
+  ): void {
     this.assertUsable();
     if (this.lock === null) {
-      writeRecord(knownHead);
+      writeRecord(knownHead, {});
       return;
     }
     this.acquireLock(this.lock);
     try {
       const head = this.catchUp(knownHead);
+      if (
+        this.rotation !== null &&
+        isRotationDue(this.rotation, Number(this.size), this.startedAt, this.now().getTime())
+      ) {
+        this.rotate();
+      }
       this.inAppend = true;
-      writeRecord(head);
+      writeRecord(head, this.pendingPrevFile === null ? {} : { prevFile: this.pendingPrevFile });
     } finally {
       this.inAppend = false;
       this.lock.release();
@@ -245,12 +306,103 @@ export class CheckedFileDestination {
         error,
       );
     }
-    if (now.dev !== this.identity?.dev || now.ino !== this.identity.ino) {
-      throw this.fail(
+    if (now.dev !== this.identity?.dev || now.ino !== this.identity.ino)
+      return this.followRotation(knownHead);
+    return this.catchUpFile(knownHead, now);
+  }
+
+  /**
+   * The path names another file than ours. That is a rotation by another
+   * writer when our file is still linked and intact to its end, and the new
+   * active file (through the files rotated since, by their `prev_file`)
+   * continues its last record. Then we switch to the new file and return its
+   * last record. Otherwise it is `AUDIT_FILE_REPLACED` (or `AUDIT_TAIL_CORRUPT`).
+   */
+  private followRotation(knownHead: ChainHead | null): ChainHead | null {
+    const replaced = (why: string, cause?: unknown) =>
+      this.fail(
         'AUDIT_FILE_REPLACED',
-        `audit file ${this.path} was replaced or renamed since it was opened`,
+        `audit file ${this.path} was replaced or renamed since it was opened: ${why}`,
+        cause,
+      );
+    const own = fstatSync(this.fd, { bigint: true });
+    if (own.nlink === 0n) throw replaced('the file we wrote was removed');
+    let head = this.catchUpFile(knownHead, own);
+    let fd: number;
+    try {
+      fd = openActive(this.path);
+    } catch (error) {
+      throw replaced(describeCause(error), error);
+    }
+    let files: { fd: number; name: string }[] | null = null;
+    try {
+      files = filesSince(this.path, fd, head);
+      if (files === null) {
+        throw replaced(`the new file does not continue the chain after seq ${head?.seq ?? 0}`);
+      }
+      let lastOffset = 0;
+      for (const file of files) {
+        const checked = verifyRange(file.fd, 0, Number(fstatSync(file.fd).size), head);
+        if ('problem' in checked) {
+          throw this.fail(
+            'AUDIT_TAIL_CORRUPT',
+            `audit file ${this.path} was rotated, and ${file.name} does not chain: ${checked.problem}. Nothing was written`,
+          );
+        }
+        head = checked.head;
+        lastOffset = checked.lastOffset;
+      }
+      const stats = fstatSync(fd, { bigint: true });
+      closeSync(this.fd);
+      this.fd = fd;
+      this.identity = stats;
+      this.size = stats.size;
+      this.mtimeNs = stats.mtimeNs;
+      this.headOffset = BigInt(lastOffset);
+      this.headInFile = true;
+      this.startedAt = firstRecordTime(fd);
+      this.pendingPrevFile = null;
+      return head;
+    } catch (error) {
+      closeSync(fd);
+      if (AuditError.is(error)) throw error;
+      throw this.fail(
+        'AUDIT_WRITE_FAILED',
+        `cannot read rotated audit files of ${this.path}: ${describeCause(error)}`,
+        error,
+      );
+    } finally {
+      for (const file of files ?? []) if (file.fd !== fd) closeSync(file.fd);
+    }
+  }
+
+  /** Continues in a new, empty segment, and points the path at it (see `audit/rotation.ts`). */
+  private rotate(): void {
+    let next: { fd: number; previousName: string | null };
+    try {
+      next = startSegment(this.path, this.now());
+    } catch (error) {
+      throw this.fail(
+        'AUDIT_WRITE_FAILED',
+        `cannot rotate audit file ${this.path}: ${describeCause(error)}`,
+        error,
       );
     }
+    closeSync(this.fd);
+    const stats = fstatSync(next.fd, { bigint: true });
+    this.fd = next.fd;
+    this.identity = stats;
+    this.size = 0n;
+    this.headOffset = 0n;
+    this.mtimeNs = stats.mtimeNs;
+    this.headInFile = false;
+    this.startedAt = null;
+    this.pendingPrevFile = next.previousName;
+    if (this.fsync) fsyncDirectory(dirname(this.path));
+  }
+
+  /** Checks what other writers appended to our own file (`now`: its stats) since our last record. */
+  private catchUpFile(knownHead: ChainHead | null, now: BigIntStats): ChainHead | null {
     // Size and mtime as we left them: no other writer appended or edited since our last record.
     if (now.size === this.size && now.mtimeNs === this.mtimeNs) return knownHead;
     if (now.size < this.size) {
@@ -268,7 +420,7 @@ export class CheckedFileDestination {
     let head = knownHead;
     try {
       lines = readAuditLinesAt(this.fd, Number(this.headOffset), Number(now.size));
-      if (knownHead !== null) {
+      if (knownHead !== null && this.headInFile) {
         // Our last known record must still be there, byte for byte.
         const first = lines.next();
         const opened =
@@ -295,6 +447,11 @@ export class CheckedFileDestination {
       );
       if (!result.ok) throw broken(`at seq ${result.seq}: ${result.problem}`);
       head = result.head;
+      if (result.records > 0) {
+        // Another writer wrote this file's first record (with its `prev_file`): ours follows it.
+        this.headInFile = true;
+        this.pendingPrevFile = null;
+      }
       // The chain is verified up to the end of the file; the next record links to its last line.
       this.headOffset = now.size - BigInt(lastLength);
     } catch (error) {
@@ -312,6 +469,53 @@ export class CheckedFileDestination {
   private fail(code: AuditError['code'], message: string, cause?: unknown): AuditError {
     this.failure = new AuditError(code, message, { cause });
     return this.failure;
+  }
+}
+
+/**
+ * With rotation, a trail lives in segments and `path` is a link to the
+ * current one: when `path` does not exist, its first segment is made here,
+ * under the trail's lock (two writers starting together make one).
+ */
+function startFirstSegment(path: string, options: CheckedFileDestinationOptions): void {
+  const lock = new AppendLock(path, options.lock);
+  lock.acquire();
+  try {
+    if (!existsSync(path)) {
+      const { fd } = startSegment(path, (options.now ?? (() => new Date()))());
+      closeSync(fd);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** The file's first record's time (ms), or null when it has none. */
+function firstRecordTime(fd: number): number | null {
+  const first = readFirstRecord(fd);
+  return first === null || 'problem' in first ? null : recordTime(first);
+}
+
+/**
+ * For a new, empty active file: the newest rotated file next to it and its
+ * last record, which the new file continues. Null when there is none. Throws
+ * `AUDIT_TAIL_CORRUPT` when that file's last record cannot be continued.
+ */
+function continuedFile(path: string): { name: string; head: ChainHead } | null {
+  let current: string | null = null;
+  try {
+    current = basename(readlinkSync(path));
+  } catch {
+    // A regular file: not a segment.
+  }
+  const previous = newestRotatedSibling(path, current);
+  if (previous === null) return null;
+  const fd = openSync(previous, 'r');
+  try {
+    const tail = readChainTail(fd, fstatSync(fd).size, previous);
+    return tail === null ? null : { name: basename(previous), head: tail.head };
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { AuditError } from '../audit/audit-error.js';
 import { AuditChain, type ChainHead } from '../audit/chain.js';
 import { assertEventFields, ECS_VERSION, type ServiceInfo, serviceFields } from '../audit/record-fields.js';
+import type { RotationPolicy } from '../audit/rotation.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
 import type { AppendLockOptions } from './append-lock.js';
 import { CheckedFileDestination } from './checked-file-destination.js';
@@ -17,6 +18,8 @@ export interface PinoAuditSinkOptions {
   readonly now?: () => Date;
   /** Limits of the cross-process append lock (`<path>.lock`); defaults 5 s wait, 10 s stale. */
   readonly lock?: AppendLockOptions;
+  /** Rotate the file while running, by size and/or age (see `audit/rotation.ts`). */
+  readonly rotation?: RotationPolicy;
 }
 
 /**
@@ -73,6 +76,8 @@ export class PinoAuditSink implements AuditSink {
       fsync: options.fsync ?? false,
       mkdir: options.mkdir ?? false,
       ...(options.lock === undefined ? {} : { lock: options.lock }),
+      ...(options.rotation === undefined ? {} : { rotation: options.rotation }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     };
     return new PinoAuditSink(CheckedFileDestination.open(path, destinationOptions), options);
   }
@@ -87,13 +92,36 @@ export class PinoAuditSink implements AuditSink {
   }
 
   append(event: AuditEvent): void {
-    if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit sink for ${this.path} is closed`);
     assertEventFields(event);
-    this.destination.append(this.chain.last, (head) => {
+    this.write(event, () => ({}));
+  }
+
+  /**
+   * Appends a checkpoint record: `event`, plus the top-level `checkpoint`
+   * member that `sign` makes for the record the checkpoint follows (the
+   * trail's last record at the moment of writing, under the file's lock).
+   * See `audit/checkpoint.ts`. Throws `AUDIT_INVALID_EVENT` on an empty trail.
+   */
+  appendCheckpoint(sign: (head: ChainHead) => Readonly<Record<string, unknown>>, event: AuditEvent): void {
+    assertEventFields(event);
+    this.write(event, (head) => {
+      if (head === null) throw new AuditError('AUDIT_INVALID_EVENT', 'a checkpoint needs a record to sign');
+      return { checkpoint: sign(head) };
+    });
+  }
+
+  private write(
+    event: AuditEvent,
+    sinkFields: (head: ChainHead | null) => Readonly<Record<string, unknown>>,
+  ): void {
+    if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit sink for ${this.path} is closed`);
+    this.destination.append(this.chain.last, (head, segment) => {
       // Another writer appended since our last record: link to the file's last record.
       if (head !== null && head !== this.chain.last) this.chain.adopt(head);
+      const fields = sinkFields(this.chain.last);
       this.sealed = null;
-      this.logger.info({ ...this.chain.next(), ...event });
+      const prevFile = segment.prevFile === undefined ? {} : { prev_file: segment.prevFile };
+      this.logger.info({ ...this.chain.next(), ...prevFile, ...fields, ...event });
       // Reached only when the destination wrote the whole line.
       if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
       this.chain.commit(this.sealed);

@@ -43,6 +43,8 @@ export interface AuditQuery {
   readonly terminal?: string;
   /** Tested against `process.command_line`; records without one never match. */
   readonly grep?: RegExp;
+  /** `termgate.client.name` equals this; records without a client never match. */
+  readonly client?: string;
 }
 
 export function matchesAuditQuery(record: Readonly<Record<string, unknown>>, query: AuditQuery): boolean {
@@ -56,6 +58,7 @@ export function matchesAuditQuery(record: Readonly<Record<string, unknown>>, que
     const id = auditField(record, 'termgate.terminal_id');
     if (typeof id !== 'string' || !id.startsWith(query.terminal)) return false;
   }
+  if (query.client !== undefined && auditField(record, 'termgate.client.name') !== query.client) return false;
   if (query.grep !== undefined) {
     const line = auditField(record, 'process.command_line');
     if (typeof line !== 'string' || !query.grep.test(line)) return false;

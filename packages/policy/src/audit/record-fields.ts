@@ -20,6 +20,8 @@ export const SINK_OWNED_FIELDS: readonly string[] = [
   'seq',
   'prev_hash',
   'nonce',
+  'prev_file',
+  'checkpoint',
   'hash',
 ];
 

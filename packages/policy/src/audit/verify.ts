@@ -1,6 +1,6 @@
 import { anchorHash, type ChainHead } from './chain.js';
 import { type AuditLine, readAuditLines } from './line-reader.js';
-import { headOf, isSealedRecord, openSealedLine } from './sealed-record.js';
+import { headOf, isSealedRecord, openSealedLine, type SealedRecord } from './sealed-record.js';
 
 export type VerifyResult =
   | {
@@ -37,10 +37,14 @@ export type VerifyResult =
  * last record is `after` (the writer's check of what other writers appended):
  * the first line must then be seq `after.seq + 1` linked to `after.hash`.
  * `records` counts only these lines.
+ *
+ * `check`, when given, sees every record that chains (and the record before
+ * it) and may fail it with a problem sentence (signed checkpoints).
  */
 export function verifyAuditLines(
   lines: Iterable<AuditLine | string>,
   after: ChainHead | null = null,
+  check?: (record: SealedRecord, previous: ChainHead | null) => string | null,
 ): VerifyResult {
   let head: ChainHead | null = after;
   let count = 0;
@@ -75,6 +79,8 @@ export function verifyAuditLines(
     } else if (opened.prevHash !== head.hash) {
       return fail(`broken link: prev_hash is not the hash of seq ${head.seq} (record replaced or inserted)`);
     }
+    const problem = check?.(opened, head) ?? null;
+    if (problem !== null) return fail(problem);
     head = headOf(opened);
     count += 1;
   }

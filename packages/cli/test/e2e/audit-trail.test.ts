@@ -1,0 +1,121 @@
+/**
+ * `termgate serve` with a rotating, signed audit trail, driven by a real MCP
+ * client; the trail is then checked with the real `termgate audit verify`.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [SERVER_BIN, ...args], { encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('serve with --audit-rotate-size and --audit-signing-key', () => {
+  let dir: string;
+  let trail: string;
+  let key: string;
+
+  beforeAll(() => {
+    assertServerBuilt();
+    dir = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-trail-'));
+    trail = path.join(dir, 'trail');
+    key = path.join(dir, 'checkpoint-key');
+    expect(cli(['audit', 'keygen', key]).status).toBe(0);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the trail rotates while serving, is signed at stop, and verifies as one chain', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        SERVER_BIN,
+        'serve',
+        '--audit',
+        path.join(trail, 'audit.jsonl'),
+        '--audit-rotate-size',
+        '3k',
+        '--audit-signing-key',
+        key,
+        '--audit-checkpoint-every',
+        '4',
+      ],
+      cwd: REPO_ROOT,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'termgate-e2e-trail', version: '0.0.0' });
+    await client.connect(transport);
+    for (let n = 0; n < 6; n += 1) {
+      const created = (
+        await client.callTool({ name: 'terminal_create', arguments: { command: `echo run-${n}` } })
+      ).structuredContent as { terminalId: string };
+      await client.callTool({
+        name: 'terminal_wait_for_exit',
+        arguments: { terminalId: created.terminalId },
+      });
+      await client.callTool({ name: 'terminal_release', arguments: { terminalId: created.terminalId } });
+    }
+    await client.close();
+
+    const files = readdirSync(trail).filter((name) => !name.endsWith('.lock'));
+    expect(files.length).toBeGreaterThan(2);
+    const verdict = cli(['audit', 'verify', trail, '--public-key', `${key}.pub`]);
+    expect(verdict.stderr).toBe('');
+    expect(verdict.stdout).toMatch(
+      /intact, \d+ records in \d+ files .*; signed through seq \d+ \(\d+ checkpoints\)\n$/,
+    );
+    expect(verdict.status).toBe(0);
+    // The stop record is the last one a checkpoint signs.
+    const active = readFileSync(path.join(trail, 'audit.jsonl'), 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(active[active.length - 1]!);
+    const beforeLast = JSON.parse(active[active.length - 2]!);
+    expect(beforeLast.event.action).toBe('server-stop');
+    expect(last).toMatchObject({
+      event: { action: 'audit-checkpoint' },
+      checkpoint: { seq: beforeLast.seq },
+    });
+  });
+
+  test('a signing key readable by others refuses the start: nothing is served', async () => {
+    const loose = path.join(dir, 'loose-key');
+    expect(cli(['audit', 'keygen', loose]).status).toBe(0);
+    chmodSync(loose, 0o644);
+    // stdin stays open, as a client's would: serve stops because it refused, not because of EOF.
+    const child = spawn(
+      process.execPath,
+      [SERVER_BIN, 'serve', '--audit', path.join(dir, 'loose.jsonl'), '--audit-signing-key', loose],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const status = await new Promise<number | null>((done) => child.on('close', done));
+    expect(stderr).toMatch(/refusing to start: signing key .* is accessible by group or others/);
+    expect(status).toBe(1);
+    expect(stdout).toBe('');
+  });
+
+  test('bad rotation and checkpoint options are usage errors', () => {
+    for (const args of [
+      ['--audit-rotate-size', 'big'],
+      ['--audit-rotate-age', '1 hour'],
+      ['--audit-checkpoint-every', '5'],
+    ]) {
+      const result = spawnSync(process.execPath, [SERVER_BIN, 'serve', ...args], {
+        input: '',
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/Usage: termgate serve/);
+    }
+  });
+});
