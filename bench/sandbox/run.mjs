@@ -31,7 +31,10 @@ const profile = (network) => ({
 });
 const gate = (network) => ({ decide: () => ({ allow: true, sandbox: profile(network) }) });
 
-const none = await BubblewrapSandbox.start({ network: 'none', runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')) });
+const none = await BubblewrapSandbox.start({
+  network: 'none',
+  runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
+});
 const plainHost = new ProcessTerminalHost({ cwd: workspace });
 const sandboxHost = new ProcessTerminalHost({
   cwd: workspace,
@@ -53,13 +56,38 @@ async function raw(program, args) {
 }
 
 // The bare floor: what bubblewrap's own start costs, without termgate.
-const BWRAP = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
-  '--unshare-cgroup-try', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
-  '--bind', workspace, workspace, '--chdir', workspace, '--', 'true'];
+const BWRAP = [
+  '--die-with-parent',
+  '--unshare-user',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+  '--cap-drop',
+  'ALL',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--bind',
+  workspace,
+  workspace,
+  '--chdir',
+  workspace,
+  '--',
+  'true',
+];
 
 const variants = [
   { name: 'host, unsandboxed', run: () => hostCycle(plainHost) },
-  { name: 'host, sandboxed (network none)', run: () => hostCycle(sandboxHost), baseline: 'host, unsandboxed' },
+  {
+    name: 'host, sandboxed (network none)',
+    run: () => hostCycle(sandboxHost),
+    baseline: 'host, unsandboxed',
+  },
   { name: 'raw spawn `true`', run: () => raw('true', []) },
   { name: 'bare `bwrap … true`', run: () => raw('bwrap', BWRAP), baseline: 'raw spawn `true`' },
 ];
@@ -75,9 +103,21 @@ for (let i = 0; i < cycles; i++) {
     samples.get(v.name).push(performance.now() - t0);
   }
 }
-const p50 = new Map([...samples].map(([k, s]) => [k, quantile([...s].sort((a, b) => a - b), 0.5)]));
+const p50 = new Map(
+  [...samples].map(([k, s]) => [
+    k,
+    quantile(
+      [...s].sort((a, b) => a - b),
+      0.5,
+    ),
+  ]),
+);
 
-console.log(`## sandbox\n\n${cpus().length} cores, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${cycles} cycles each, interleaved\n`);
+console.log(
+  `## sandbox\n\n${cpus().length} cores, Node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, ${cycles} cycles each, interleaved\n`,
+);
 console.log('| variant | p50 ms | p99 ms | vs baseline (p50) |\n|---|---|---|---|');
 for (const v of variants) {
   const s = [...samples.get(v.name)].sort((a, b) => a - b);
@@ -86,7 +126,9 @@ for (const v of variants) {
 }
 const overhead = p50.get('host, sandboxed (network none)') - p50.get('host, unsandboxed');
 const floor = p50.get('bare `bwrap … true`') - p50.get('raw spawn `true`');
-console.log(`\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms.\n`);
+console.log(
+  `\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms.\n`,
+);
 
 // Proxy throughput.
 const body = Buffer.alloc(1024 * 1024, 120);
@@ -125,14 +167,26 @@ async function download(host) {
 }
 const speeds = { direct: [], proxied: [] };
 for (let i = 0; i < downloads; i++) {
-  for (const [name, host] of i % 2 === 0 ? [['direct', plainHost], ['proxied', proxyHost]] : [['proxied', proxyHost], ['direct', plainHost]]) {
+  for (const [name, host] of i % 2 === 0
+    ? [
+        ['direct', plainHost],
+        ['proxied', proxyHost],
+      ]
+    : [
+        ['proxied', proxyHost],
+        ['direct', plainHost],
+      ]) {
     speeds[name].push(await download(host));
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`| download (${mib} MiB, curl, ${downloads} runs each) | median MiB/s | vs direct |\n|---|---|---|`);
+console.log(
+  `| download (${mib} MiB, curl, ${downloads} runs each) | median MiB/s | vs direct |\n|---|---|---|`,
+);
 console.log(`| direct, unsandboxed | ${median(speeds.direct).toFixed(0)} | 1.00× |`);
-console.log(`| sandboxed, through socat + the allowlist proxy | ${median(speeds.proxied).toFixed(0)} | ${(median(speeds.proxied) / median(speeds.direct)).toFixed(2)}× |`);
+console.log(
+  `| sandboxed, through socat + the allowlist proxy | ${median(speeds.proxied).toFixed(0)} | ${(median(speeds.proxied) / median(speeds.direct)).toFixed(2)}× |`,
+);
 
 await Promise.all([plainHost.closeAll(), sandboxHost.closeAll(), proxyHost.closeAll()]);
 await none.close();

@@ -119,7 +119,13 @@ describe('with the sandbox', () => {
 
   test.each([
     ['stdin EOF', (s: WireServer) => s.closeStdin()],
-    ['SIGTERM', (s: WireServer) => (s.child.kill('SIGTERM'), s.untilExit())],
+    [
+      'SIGTERM',
+      (s: WireServer) => {
+        s.child.kill('SIGTERM');
+        return s.untilExit();
+      },
+    ],
   ])('escaped processes are gone after the server stops on %s', async (_name, stop) => {
     const server = serveIn(w);
     const markers = ESCAPES.map(() => marker());

@@ -1,0 +1,72 @@
+import { bubblewrapArguments } from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
+import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+
+const profile = (fs: Partial<SandboxProfile['filesystem']> = {}): SandboxProfile => ({
+  filesystem: { writable: [], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null, ...fs },
+  network: 'none',
+});
+
+/** The `--flag SRC DEST` triples of `flag`, in order. */
+function mounts(args: readonly string[], flag: string): string[][] {
+  const found: string[][] = [];
+  args.forEach((arg, i) => {
+    if (arg === flag) found.push([args[i + 1]!, args[i + 2]!]);
+  });
+  return found;
+}
+
+describe('bubblewrapArguments', () => {
+  it('always drops every capability and isolates pids, ipc, uts and the user, and ends with the cwd and --', () => {
+    const args = bubblewrapArguments(profile(), '/w');
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--unshare-user',
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--die-with-parent',
+      ]),
+    );
+    expect(args[args.indexOf('--cap-drop') + 1]).toBe('ALL');
+    expect(args.slice(-3)).toEqual(['--chdir', '/w', '--']);
+    expect(args).not.toContain('--unshare-net');
+    expect(args).not.toContain('--new-session');
+  });
+
+  it('mounts / read-only first, then tmp, writable, read-only carve-outs and hidden paths, in that order', () => {
+    const args = bubblewrapArguments(
+      profile({
+        writable: ['/w/sub', '/w'],
+        readOnly: ['/w/.git/config'],
+        hiddenDirectories: ['/home/u/.ssh'],
+        hiddenFiles: ['/home/u/.netrc'],
+        tmp: '/run/tg/tmp',
+      }),
+      '/w',
+    );
+    const order = ['/', '/tmp', '/w', '/w/sub', '/w/.git/config', '/home/u/.ssh', '/home/u/.netrc'].map(
+      (dest) =>
+        args.findIndex(
+          (arg, i) => arg === dest && i > 0 && args[i - 2] !== '--chdir' && args[i - 1] !== '--chdir',
+        ),
+    );
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(mounts(args, '--ro-bind')).toEqual([
+      ['/', '/'],
+      ['/w/.git/config', '/w/.git/config'],
+      ['/dev/null', '/home/u/.netrc'],
+    ]);
+    expect(mounts(args, '--bind')).toEqual([
+      ['/run/tg/tmp', '/tmp'],
+      ['/w', '/w'],
+      ['/w/sub', '/w/sub'],
+    ]);
+    const hidden = args.indexOf('--tmpfs');
+    expect(args.slice(hidden, hidden + 4)).toEqual([
+      '--tmpfs',
+      '/home/u/.ssh',
+      '--remount-ro',
+      '/home/u/.ssh',
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
+import {
+  HttpAllowlistProxy,
+  type RefusedConnection,
+} from '../../../src/adapters/sandbox/http-allowlist-proxy.js';
+
+/** A real proxy on a real Unix socket in front of a real HTTP server on loopback. */
+describe('HttpAllowlistProxy', () => {
+  let dir: string;
+  let origin: Server;
+  let port: number;
+  let proxy: HttpAllowlistProxy;
+  const refused: RefusedConnection[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-proxy-'));
+    origin = createServer((req, res) =>
+      res.end(`origin saw ${req.method} ${req.url} host=${req.headers.host}`),
+    );
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    port = (origin.address() as AddressInfo).port;
+    proxy = await HttpAllowlistProxy.listen({
+      socketPath: join(dir, 'proxy.sock'),
+      allowlist: new HostAllowlist(['127.0.0.1']),
+      onRefused: (r) => refused.push(r),
+    });
+  });
+
+  afterAll(async () => {
+    await proxy.close();
+    await new Promise((resolve) => origin.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function viaProxy(path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const host = /^http:\/\/([^/]+)/.exec(path)?.[1] ?? 'x';
+      const req = request({ socketPath: proxy.socketPath, path, method: 'GET', headers: { host } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject).end();
+    });
+  }
+
+  function tunnel(authority: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(proxy.socketPath);
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.startsWith('HTTP/1.1 200') && text.includes('\r\n\r\n') && !text.includes('origin saw')) {
+          socket.write(`GET /tunnelled HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
+        }
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n\r\n`);
+    });
+  }
+
+  it('forwards an absolute-form request to an allowed host', async () => {
+    const answer = await viaProxy(`http://127.0.0.1:${port}/a?b=1`);
+    expect(answer).toEqual({ status: 200, body: `origin saw GET /a?b=1 host=127.0.0.1:${port}` });
+  });
+
+  it('refuses a host outside the list with 403, and reports it', async () => {
+    const before = refused.length;
+    const answer = await viaProxy(`http://localhost:${port}/`);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatch(/localhost is not in the policy's network allowlist/);
+    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'GET' }]);
+  });
+
+  it('tunnels CONNECT to an allowed host and refuses it to another', async () => {
+    expect(await tunnel(`127.0.0.1:${port}`)).toMatch(
+      /^HTTP\/1\.1 200 Connection Established[\s\S]*origin saw GET \/tunnelled/,
+    );
+    const before = refused.length;
+    expect(await tunnel(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'CONNECT' }]);
+  });
+
+  it('answers 400 to an origin-form request and a malformed CONNECT', async () => {
+    expect((await viaProxy('/not-absolute')).status).toBe(400);
+    expect(await tunnel('no-port')).toMatch(/^HTTP\/1\.1 400/);
+  });
+});
