@@ -62,7 +62,7 @@ export class SandboxProfiler {
     }
     const hiddenDirectories: string[] = [];
     const hiddenFiles: string[] = [];
-    for (const path of [...this.policy.hidden, ...this.options.protect.hidden]) {
+    for (const path of new Set([...this.policy.hidden, ...this.options.protect.hidden])) {
       const kind = kindOf(path);
       if (kind === 'directory') hiddenDirectories.push(path);
       else if (kind === 'file') hiddenFiles.push(path);

@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parsePolicyText } from '../../src/policy-file/load-policy.js';
+import { SandboxProfiler } from '../../src/sandbox/sandbox-profiler.js';
+
+/** Real repositories on disk: a plain one, a linked worktree, a submodule dir, one without hooks. */
+describe('SandboxProfiler', () => {
+  let root: string;
+  let ws: string;
+
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'termgate-profiler-')));
+    ws = join(root, 'ws');
+    mkdirSync(ws);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const profiler = (section: string, protect = { readOnly: [] as string[], hidden: [] as string[] }) =>
+    new SandboxProfiler(
+      parsePolicyText(`default: allow\nsandbox:\n${section}\n`, join(root, 'p.yaml')).sandbox,
+      {
+        privateTmp: '/private/tmp',
+        protect,
+      },
+    );
+
+  it('carves out config and hooks of the workspace repo, its subdirectories and a .git file’s gitdir', () => {
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', ['init', '-q', join(ws, 'lib')]);
+    const external = join(ws, 'vendor-gitdir');
+    mkdirSync(join(external, 'modules', 'sub', 'hooks'), { recursive: true });
+    writeFileSync(join(external, 'config'), '');
+    writeFileSync(join(external, 'modules', 'sub', 'config'), '');
+    mkdirSync(join(ws, 'vendor'));
+    writeFileSync(join(ws, 'vendor', '.git'), 'gitdir: ../vendor-gitdir\n');
+    const p = profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`).profile(ws);
+    expect(p.filesystem.readOnly).toEqual(
+      expect.arrayContaining([
+        join(ws, '.git/config'),
+        join(ws, '.git/hooks'),
+        join(ws, 'lib/.git/config'),
+        join(ws, 'lib/.git/hooks'),
+        join(external, 'config'),
+        join(external, 'hooks'),
+        join(external, 'modules/sub/config'),
+        join(external, 'modules/sub/hooks'),
+      ]),
+    );
+    // The missing hooks directory of the .git file's gitdir was created so that it could be carved out.
+    expect(existsSync(join(external, 'hooks'))).toBe(true);
+  });
+
+  it('finds the repo above a deep cwd, and carves nothing out with protectGit: false', () => {
+    execFileSync('git', ['init', '-q', join(ws, 'a')]);
+    const deep = join(ws, 'a', 'b', 'c');
+    mkdirSync(deep, { recursive: true });
+    expect(
+      profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`).profile(deep).filesystem.readOnly,
+    ).toEqual(expect.arrayContaining([join(ws, 'a/.git/config')]));
+    expect(
+      profiler(`  mode: required\n  filesystem: { writable: ['${ws}'], protectGit: false }`).profile(deep)
+        .filesystem.readOnly,
+    ).toEqual([]);
+  });
+
+  it('splits hidden paths into directories and files, skips missing ones, and adds protected paths', () => {
+    mkdirSync(join(root, 'secrets'));
+    writeFileSync(join(root, 'token'), 'x');
+    const p = profiler(
+      `  mode: required\n  filesystem: { writable: ['${ws}'], hidden: ['${root}/secrets', '${root}/token', '${root}/missing'] }\n  network: none`,
+      { readOnly: [join(ws, 'policy.yaml'), join(root, 'elsewhere')], hidden: [join(root, 'token')] },
+    );
+    writeFileSync(join(ws, 'policy.yaml'), '');
+    const profile = p.profile(ws);
+    expect(profile.filesystem.hiddenDirectories).toEqual([join(root, 'secrets')]);
+    expect(profile.filesystem.hiddenFiles).toEqual([join(root, 'token')]);
+    // Only protected paths inside a writable directory need a read-only bind.
+    expect(profile.filesystem.readOnly).toEqual([join(ws, 'policy.yaml')]);
+    expect(profile.filesystem.tmp).toBe('/private/tmp');
+    expect(profile.network).toBe('none');
+  });
+
+  it('maps the network: an allowlist is the proxy; the default is none', () => {
+    expect(profiler(`  mode: required\n  network: { allow: [example.org] }`).profile(ws).network).toBe(
+      'proxy',
+    );
+    expect(profiler('  mode: required').profile(ws).network).toBe('none');
+    expect(profiler('  mode: required\n  network: all').profile(ws).network).toBe('all');
+  });
+});
+
+describe('the sandbox section of a policy file', () => {
+  const invalid = (text: string) => {
+    try {
+      parsePolicyText(text, '/p/policy.yaml');
+    } catch (error) {
+      return error as { issues: { line: number; column: number; key: string; message: string }[] };
+    }
+    throw new Error('expected the policy to be refused');
+  };
+
+  it('defaults: without the section the sandbox is off; with it, the workspace is writable, git protected, /tmp private, network none', () => {
+    expect(parsePolicyText('default: allow\n', '/p/policy.yaml').sandbox.mode).toBe('off');
+    const section = parsePolicyText(
+      'default: allow\nsandbox: { mode: required }\n',
+      '/p/policy.yaml',
+    ).sandbox;
+    expect(section).toMatchObject({
+      mode: 'required',
+      writable: [realpathSync(process.cwd())],
+      protectGit: true,
+      privateTmp: true,
+      network: 'none',
+    });
+  });
+
+  it.each([
+    ["  network: { allow: ['*'] }", 'sandbox.network.allow[0]', /bare "\*"/, 4],
+    ["  network: { allow: [ok.org, '*.com'] }", 'sandbox.network.allow[1]', /too broad/, 4],
+    ['  network: some', 'sandbox.network', /must be none, all, or \{allow: \[host, …\]\}/, 4],
+    ['  mode: maybe', 'sandbox.mode', /must be one of: required, off/, 3],
+    ['  filesystem: { writeable: [x] }', 'sandbox.filesystem.writeable', /unknown key "writeable"/, 4],
+  ])('rejects %s, located by line and key', (line, key, message, lineNumber) => {
+    const text = `default: allow\nsandbox:\n${line.includes('mode:') ? '' : '  mode: required\n'}${line}\n`;
+    const issue = invalid(text).issues[0]!;
+    expect(issue.key).toBe(key);
+    expect(issue.message).toMatch(message);
+    expect(issue.line).toBe(lineNumber);
+  });
+});

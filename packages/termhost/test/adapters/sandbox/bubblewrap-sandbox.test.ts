@@ -1,0 +1,122 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CrossSpawnProcessSpawner } from '../../../src/adapters/cross-spawn-process-spawner.js';
+import { readStat } from '../../../src/adapters/posix-process-group.js';
+import { BubblewrapSandbox } from '../../../src/adapters/sandbox/bubblewrap-sandbox.js';
+import { SandboxUnavailableError } from '../../../src/adapters/sandbox/sandbox-unavailable-error.js';
+import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+
+/** Real bubblewrap: how the adapter fails closed. */
+describe('BubblewrapSandbox', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-bwrap-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const profile = (network: SandboxProfile['network']): SandboxProfile => ({
+    filesystem: { writable: [dir], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+    network,
+  });
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+  it('the plain spawner refuses a request that carries a profile (ESANDBOX), and starts nothing', async () => {
+    await expect(
+      new CrossSpawnProcessSpawner().spawn({
+        argv: ['touch', join(dir, 'ran')],
+        cwd: dir,
+        env,
+        sandbox: profile('all'),
+      }),
+    ).rejects.toMatchObject({ code: 'ESANDBOX' });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a request without a profile, and one whose network it did not start', async () => {
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir });
+    try {
+      const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
+      await expect(spawner.spawn({ argv: ['true'], cwd: dir, env })).rejects.toMatchObject({
+        code: 'ESANDBOX',
+      });
+      await expect(
+        spawner.spawn({ argv: ['true'], cwd: dir, env, sandbox: profile('none') }),
+      ).rejects.toMatchObject({
+        code: 'ESANDBOX',
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a missing program rejects with ENOENT, as the port requires, before bwrap starts', async () => {
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir });
+    try {
+      const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
+      await expect(
+        spawner.spawn({ argv: ['no-such-program-xyz'], cwd: dir, env, sandbox: profile('all') }),
+      ).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('once its shared network namespace is gone, every spawn is refused', async () => {
+    const sandbox = await BubblewrapSandbox.start({ network: 'none', runtimeDir: dir });
+    const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
+    const ok = await spawner.spawn({ argv: ['true'], cwd: dir, env, sandbox: profile('none') });
+    expect(await ok.exited).toEqual({ exitCode: 0, signal: null });
+    // Kill the namespace's holder behind the adapter's back: this process's bwrap child's `sleep infinity`.
+    let killed = 0;
+    for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+      } catch {
+        continue;
+      }
+      const parent = readStat(pid)?.ppid;
+      if (cmdline === 'sleep\0infinity\0' && parent !== undefined && readStat(parent)?.ppid === process.pid) {
+        process.kill(Number(pid), 'SIGKILL');
+        killed++;
+      }
+    }
+    expect(killed).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(
+      spawner.spawn({ argv: ['true'], cwd: dir, env, sandbox: profile('none') }),
+    ).rejects.toMatchObject({
+      code: 'ESANDBOX',
+    });
+    await sandbox.close();
+  });
+
+  it('start fails with the package to install when bwrap is not on PATH', async () => {
+    const failure = BubblewrapSandbox.start({ network: 'none', runtimeDir: dir, path: '/nonexistent' });
+    await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
+    await expect(failure).rejects.toThrow(/apt-get install bubblewrap/);
+  });
+
+  it('start fails naming socat when an allowlist needs it and it is missing', async () => {
+    const { dirname } = await import('node:path');
+    const { execFileSync } = await import('node:child_process');
+    const bwrapDir = dirname(execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim());
+    const nsenterDir = dirname(execFileSync('sh', ['-c', 'command -v nsenter'], { encoding: 'utf8' }).trim());
+    const only = mkdtempSync(join(tmpdir(), 'termgate-path-'));
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(join(bwrapDir, 'bwrap'), join(only, 'bwrap'));
+    symlinkSync(join(nsenterDir, 'nsenter'), join(only, 'nsenter'));
+    try {
+      await expect(
+        BubblewrapSandbox.start({
+          network: { allow: ['example.org'], onRefused: () => {} },
+          runtimeDir: dir,
+          path: only,
+        }),
+      ).rejects.toThrow(/socat was not found on PATH.*apt-get install socat/s);
+    } finally {
+      rmSync(only, { recursive: true, force: true });
+    }
+  });
+});
