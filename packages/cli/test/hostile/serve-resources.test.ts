@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
   auditArgs,
+  defaultPolicyArgs,
   modern,
   pause,
   REPO_ROOT,
@@ -24,10 +25,14 @@ describe('serve: commands start with only stdin, stdout and stderr', () => {
     const audit = auditArgs();
     // stdio[251] is a pipe the server inherits without close-on-exec.
     const stdio = ['pipe', 'pipe', 'pipe', ...Array(248).fill('ignore'), 'pipe'] as const;
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...audit, '--log-level', 'silent'], {
-      cwd: REPO_ROOT,
-      stdio: [...stdio],
-    });
+    const child = spawn(
+      process.execPath,
+      [SERVER_BIN, 'serve', ...audit, ...defaultPolicyArgs(false), '--log-level', 'silent'],
+      {
+        cwd: REPO_ROOT,
+        stdio: [...stdio],
+      },
+    );
     const leaked = (child.stdio as unknown as Readable[])[251]!;
     let stolen = '';
     leaked.on('data', (chunk) => {

@@ -138,7 +138,7 @@ describe('with the sandbox', () => {
   });
 });
 
-describe('sandbox.mode: required without bubblewrap', () => {
+describe('sandbox.mode: required where the sandbox cannot run', () => {
   let w: SandboxWorld;
 
   beforeAll(() => {
@@ -149,15 +149,48 @@ describe('sandbox.mode: required without bubblewrap', () => {
   test('serve exits 1 before any command runs, and says what to install', async () => {
     const server = serveIn(w, { PATH: '/nonexistent' });
     const proof = path.join(w.workspace, 'ran.txt');
-    const created = await server.request('tools/call', {
-      name: 'terminal_create',
-      arguments: { command: `echo ran > ${proof}` },
+    // Sent while the gate starts: it must never run (it may get an error, or no answer before the exit).
+    server.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'terminal_create', arguments: { command: `echo ran > ${proof}` } },
     });
     const exit = await server.untilExit();
     expect(exit.code).toBe(1);
-    expect((created.result as { isError?: boolean }).isError).toBe(true);
+    const answer = server.messagesSince(0).find((m) => m.id === 1);
+    if (answer !== undefined) expect((answer.result as { isError?: boolean }).isError).toBe(true);
     expect(existsSync(proof)).toBe(false);
     expect(server.stderr).toMatch(/bwrap was not found on PATH.*apt-get install bubblewrap/s);
+  });
+
+  test('without user namespaces serve exits 1 and says what to change', async () => {
+    // `unshare --user` without a uid map is such a place: bwrap cannot create a user namespace in it.
+    const { chmodSync, mkdtempSync } = await import('node:fs');
+    const state = mkdtempSync('/var/tmp/termgate-nouserns-');
+    chmodSync(state, 0o777);
+    const child = spawn(
+      'unshare',
+      [
+        '--user',
+        process.execPath,
+        SERVER_BIN,
+        'serve',
+        '--policy',
+        w.policyPath,
+        '--audit',
+        path.join(state, 'a.jsonl'),
+      ],
+      { cwd: w.workspace, env: { ...process.env, HOME: w.home }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).toMatch(/bubblewrap cannot create a sandbox here/);
+    expect(stderr).toMatch(/unprivileged_userns_clone/);
+    expect(code).toBe(1);
   });
 
   test('acp-proxy exits 1 before the agent is spawned', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { pause, REPO_ROOT, SERVER_BIN } from '../../e2e/support/wire-server.js';
+import { defaultPolicyArgs, pause, REPO_ROOT, SERVER_BIN } from '../../e2e/support/wire-server.js';
 
 const RAW_AGENT = path.join(REPO_ROOT, 'packages/cli/test/acp-proxy/fixtures/raw-agent.mjs');
 
@@ -58,6 +58,8 @@ export class RawProxy {
       [
         SERVER_BIN,
         'acp-proxy',
+        // The tests read commands' pids and descriptors from outside, which a sandbox's pid namespace renumbers.
+        ...defaultPolicyArgs(false),
         '--audit',
         path.join(dir, 'audit.jsonl'),
         '--log-level',

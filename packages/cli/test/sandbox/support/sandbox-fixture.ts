@@ -94,7 +94,11 @@ export async function run(
 ): Promise<Run> {
   const created = await server.request(
     'tools/call',
-    modern({ name: 'terminal_create', arguments: { command, ...(args !== undefined && { args }) } }),
+    // waitSeconds 0: the handle at once, so that refusal (no handle) and failure (a handle) stay apart.
+    modern({
+      name: 'terminal_create',
+      arguments: { command, waitSeconds: 0, ...(args !== undefined && { args }) },
+    }),
   );
   if (isToolError(created))
     return { ran: false, output: toolErrorText(created), exitCode: null, terminalId: null };
@@ -119,7 +123,7 @@ export async function run(
 export async function start(server: WireServer, command: string): Promise<string> {
   const created = await server.request(
     'tools/call',
-    modern({ name: 'terminal_create', arguments: { command } }),
+    modern({ name: 'terminal_create', arguments: { command, waitSeconds: 0 } }),
   );
   return (structuredResult(created) as { terminalId: string }).terminalId;
 }
