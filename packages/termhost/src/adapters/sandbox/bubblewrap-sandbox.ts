@@ -185,8 +185,8 @@ class NamespaceHolder {
         '--ro-bind',
         '/',
         '/',
-        '--dev',
-        '/dev',
+        // No --dev: for an unprivileged user, bwrap then nests a second user namespace, and
+        // nsenter into the inner one may not join the network namespace the outer one owns.
         '--info-fd',
         '3',
         '--',
