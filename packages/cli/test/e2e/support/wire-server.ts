@@ -195,13 +195,24 @@ export class WireServer {
    */
   static start(
     extraArgs: readonly string[] = [],
-    { cwd = REPO_ROOT, env }: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+    {
+      cwd = REPO_ROOT,
+      env,
+      wrap = [],
+    }: {
+      cwd?: string;
+      env?: NodeJS.ProcessEnv;
+      /** A command line put in front of node (e.g. `setpriv … --`). */
+      wrap?: readonly string[];
+    } = {},
   ): WireServer {
     assertServerBuilt();
     // Without --policy: the shipped default, sandbox off (see unsandboxedDefaultPolicy).
     const policy = extraArgs.includes('--policy') ? [] : defaultPolicyArgs(false);
     const audit = auditArgs();
-    const child = spawn(process.execPath, [SERVER_BIN, 'serve', ...audit, ...policy, ...extraArgs], {
+    const argv = [process.execPath, SERVER_BIN, 'serve', ...audit, ...policy, ...extraArgs];
+    const [program, ...args] = [...wrap, ...argv] as [string, ...string[]];
+    const child = spawn(program, args, {
       cwd,
       ...(env !== undefined && { env }),
       stdio: ['pipe', 'pipe', 'pipe'],
