@@ -4,9 +4,10 @@
  * (nobody, through util-linux `setpriv`, when the tests run as root; as the
  * tests' own user otherwise) and runs the sandbox's network modes there.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { WireServer } from '../e2e/support/wire-server.js';
+import { SERVER_BIN, WireServer } from '../e2e/support/wire-server.js';
 import { makeWorld, readText, run, type SandboxWorld } from './support/sandbox-fixture.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -18,6 +19,20 @@ function serveUnprivileged(world: SandboxWorld): WireServer {
   const args = ['--policy', world.policyPath, '--audit', world.auditPath];
   const env = { ...process.env, HOME: world.home };
   if (!asRoot) return WireServer.start(args, { cwd: world.workspace, env });
+  const readable = spawnSync('setpriv', [
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+    '--',
+    'test',
+    '-r',
+    SERVER_BIN,
+  ]);
+  if (readable.status !== 0) {
+    throw new Error(
+      `user nobody cannot read ${SERVER_BIN}: this suite needs the checkout readable by other users`,
+    );
+  }
   return WireServer.start(args, {
     cwd: world.workspace,
     env,
