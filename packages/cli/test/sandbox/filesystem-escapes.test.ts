@@ -216,6 +216,12 @@ describe('the five lines of the sandbox issue, under the shipped default policy'
       expect(result.exitCode).not.toBe(0);
       expect(create.termgate.decision).toBe('allow');
       expect(create.termgate.sandbox?.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const spawned = records
+        .filter((r) => (r.event as { action: string }).action === 'terminal-spawn')
+        .at(-1) as {
+        termgate: { sandbox?: { sha256: string } };
+      };
+      expect(spawned.termgate.sandbox?.sha256).toBe(create.termgate.sandbox?.sha256);
       const exit = records
         .filter((r) => (r.event as { action: string }).action === 'terminal-exit')
         .at(-1) as {
