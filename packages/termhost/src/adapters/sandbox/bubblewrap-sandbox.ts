@@ -269,6 +269,8 @@ function readInfo(child: ChildProcess): Promise<{ pid: number; netInode: number 
         const netInode = parsed['net-namespace'];
         if (typeof pid === 'number' && typeof netInode === 'number') {
           child.removeAllListeners('exit');
+          // From now on its stderr is drained, not kept: a relay that logs must never block on a full pipe.
+          child.stderr?.removeAllListeners('data').resume();
           resolveInfo({ pid, netInode });
         }
       } catch {
