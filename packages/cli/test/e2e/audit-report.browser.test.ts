@@ -14,6 +14,11 @@ import { auditCommand } from '../../src/commands/audit.js';
 import { writeGeneratedTrail } from './support/generated-trail.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+
+/** What the test uses of the page's globals. */
+interface PageGlobals {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
 const COUNT = 300;
 
 /** How the browser is started: the system chromium, headless, with an empty profile and no background traffic. */
@@ -105,7 +110,10 @@ describe('termgate audit report in headless chromium', () => {
     const background = await page
       .locator('#terminal-rows tr.decision-deny td')
       .first()
-      .evaluate('(cell) => getComputedStyle(cell).backgroundColor');
+      .evaluate(
+        // Runs in the page (the test's lib has no DOM types).
+        (cell) => (globalThis as unknown as PageGlobals).getComputedStyle(cell).backgroundColor,
+      );
     expect(background).toBe('rgb(253, 236, 234)');
   });
 
@@ -129,7 +137,7 @@ describe('termgate audit report in headless chromium', () => {
 
     await page.selectOption('#f-client', '');
     await page.fill('#f-text', 'needle-42');
-    await page.waitForFunction("document.getElementById('shown-count').textContent === '1'");
+    await page.locator('#shown-count', { hasText: /^1$/ }).waitFor();
     expect(await rows().count()).toBe(1);
   });
 
