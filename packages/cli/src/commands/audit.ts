@@ -20,8 +20,8 @@ export const AUDIT_DECISIONS: readonly NonNullable<AuditQuery['decision']>[] = [
 export const AUDIT_USAGE = `Usage:
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
       Check the hash chain: no edits, gaps, reordering or truncation. Several
-      files (oldest first) or a directory (its rotated files, then the active
-      one) are checked as one chain; a missing, reordered or cut file is named.
+      files (oldest first) or a directory (a rotated trail's segments, oldest
+      first) are checked as one chain; a missing, reordered or cut file is named.
       --anchor      a record's seq and hash noted elsewhere earlier (serve logs the
                     trail's head to stderr at start and stop): that record must still
                     be there with that hash.
