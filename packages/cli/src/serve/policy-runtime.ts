@@ -126,16 +126,22 @@ export async function startPolicyRuntime(
     stop: (reason) => {
       if (stopped) return finalHead;
       stopped = true;
+      let stopRecorded = false;
       try {
         recordServerStop(sink, { reason });
-        finalHead = sink.head;
+        stopRecorded = true;
       } finally {
         try {
+          // With a signing key, close writes the final checkpoint after the stop record.
           sink.close();
+        } catch (error) {
+          notice(`termgate: the audit trail's final checkpoint was not written: ${(error as Error).message}`);
         } finally {
           void judge.close();
         }
       }
+      // The head after the final checkpoint, when there is one.
+      if (stopRecorded) finalHead = sink.head;
       return finalHead;
     },
   };

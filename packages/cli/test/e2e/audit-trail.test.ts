@@ -47,6 +47,10 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const client = new Client({ name: 'termgate-e2e-trail', version: '0.0.0' });
     await client.connect(transport);
     for (let n = 0; n < 6; n += 1) {
