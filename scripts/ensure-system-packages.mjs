@@ -7,6 +7,8 @@
 //   util-linux  nsenter: enters the sandboxes' shared network namespace
 //   socat       the proxy relay inside a sandbox whose network is an allowlist
 //   python3, curl, git: used by the sandbox escape suite as an agent would
+//   rsyslog     rsyslogd: the audit-shipping test tails the trail with imfile
+//   chromium    the audit report's browser test (driven by playwright-core)
 //
 // As root it runs apt-get itself; otherwise through `sudo -n` when that works;
 // else it prints the command to run and exits 1. It never skips silently.
@@ -14,17 +16,25 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const NEEDED = [
+// `--runtime`: only what `termgate serve` needs (the main job); without it, the tests' tools too.
+const RUNTIME = [
   { command: 'bwrap', pkg: 'bubblewrap' },
   { command: 'nsenter', pkg: 'util-linux' },
   { command: 'socat', pkg: 'socat' },
-  { command: 'python3', pkg: 'python3' },
-  { command: 'curl', pkg: 'curl' },
-  { command: 'git', pkg: 'git' },
 ];
+const NEEDED = process.argv.includes('--runtime')
+  ? RUNTIME
+  : [
+      ...RUNTIME,
+      { command: 'python3', pkg: 'python3' },
+      { command: 'curl', pkg: 'curl' },
+      { command: 'git', pkg: 'git' },
+      { command: 'rsyslogd', pkg: 'rsyslog', dirs: ['/usr/sbin', '/sbin'] },
+      { command: 'chromium', pkg: 'chromium' },
+    ];
 
-const onPath = (command) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
+const onPath = (command, extra = []) =>
+  [...(process.env.PATH ?? '').split(delimiter), ...extra].some((dir) => {
     try {
       accessSync(join(dir, command), constants.X_OK);
       return true;
@@ -33,7 +43,7 @@ const onPath = (command) =>
     }
   });
 
-const missing = [...new Set(NEEDED.filter((n) => !onPath(n.command)).map((n) => n.pkg))];
+const missing = [...new Set(NEEDED.filter((n) => !onPath(n.command, n.dirs)).map((n) => n.pkg))];
 if (missing.length === 0) process.exit(0);
 if (process.platform !== 'linux' || !onPath('apt-get')) {
   console.error(

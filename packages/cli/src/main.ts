@@ -19,6 +19,7 @@ Usage:
   termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
   termgate audit keygen FILE
+  termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
   termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny] [--terminal ID] [--client NAME]
                       [--grep REGEX] [--json | --summary]
   termgate --version

@@ -42,6 +42,12 @@ export {
   readAuditRecords,
 } from './audit/query.js';
 export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
+export {
+  type ReportInput,
+  type ReportVerification,
+  renderReportHtml,
+} from './audit/report/report-html.js';
+export { type ReportModel, ReportModelBuilder, type ReportTerminal } from './audit/report/report-model.js';
 export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
 export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './audit/signing-key.js';
 export { AuditSummarizer, type AuditSummary } from './audit/summary.js';

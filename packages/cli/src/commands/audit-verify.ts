@@ -105,7 +105,7 @@ function checkAnchors(
   return result;
 }
 
-function describeVerdict(label: string, result: TrailVerifyResult): string {
+export function describeVerdict(label: string, result: TrailVerifyResult): string {
   const { problem } = result;
   if (problem !== undefined) {
     const file = problem.file;

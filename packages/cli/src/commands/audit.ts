@@ -9,6 +9,7 @@ import {
 } from '@termgate/policy';
 import { AuditUsageError, parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
+import { reportCommand } from './audit-report.js';
 import { formatSummary } from './audit-summary-format.js';
 import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
@@ -19,8 +20,8 @@ export const AUDIT_DECISIONS: readonly NonNullable<AuditQuery['decision']>[] = [
 export const AUDIT_USAGE = `Usage:
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
       Check the hash chain: no edits, gaps, reordering or truncation. Several
-      files (oldest first) or a directory (its rotated files, then the active
-      one) are checked as one chain; a missing, reordered or cut file is named.
+      files (oldest first) or a directory (a rotated trail's segments, oldest
+      first) are checked as one chain; a missing, reordered or cut file is named.
       --anchor      a record's seq and hash noted elsewhere earlier (serve logs the
                     trail's head to stderr at start and stop): that record must still
                     be there with that hash.
@@ -33,6 +34,11 @@ export const AUDIT_USAGE = `Usage:
   termgate audit keygen FILE
       Write an Ed25519 key pair for signed checkpoints: FILE (private, mode 0600)
       and FILE.pub (public). Never overwrites.
+  termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
+      Verify the trail and write a review report: one self-contained HTML file
+      (no network, no external assets) with the verification result on top, a
+      timeline of terminals, refusals highlighted, filters by decision, rule,
+      client and text, and each terminal's details. Exit codes as verify.
   termgate audit show FILE|DIR... [--since ISO|DURATION] [--decision ${AUDIT_DECISIONS.join('|')}]
                            [--terminal ID] [--client NAME] [--grep REGEX] [--json | --summary]
       Print records as a table (or JSON Lines with --json). Filters are ANDed.
@@ -55,6 +61,8 @@ export const auditCommand: CliCommand = async (argv, io) => {
         return verifyCommand(rest, io);
       case 'keygen':
         return keygenCommand(rest, io);
+      case 'report':
+        return reportCommand(rest, io, trailFiles);
       case 'show':
         return show(rest, io);
       case 'help':

@@ -152,17 +152,23 @@ export async function startPolicyRuntime(
     stop: (reason) => {
       if (stopped) return finalHead;
       stopped = true;
+      let stopRecorded = false;
       try {
         recordServerStop(opened, { reason });
-        finalHead = opened.head;
+        stopRecorded = true;
       } finally {
         try {
+          // With a signing key, close writes the final checkpoint after the stop record.
           opened.close();
+        } catch (error) {
+          notice(`termgate: the audit trail's final checkpoint was not written: ${(error as Error).message}`);
         } finally {
           sandbox?.close();
           void judge.close();
         }
       }
+      // The head after the final checkpoint, when there is one.
+      if (stopRecorded) finalHead = opened.head;
       return finalHead;
     },
   };

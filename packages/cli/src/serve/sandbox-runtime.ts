@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
 import type { BubblewrapSandbox as BubblewrapSandboxType, ProcessSpawner } from '@termgate/termhost';
 
@@ -27,8 +27,10 @@ export interface SandboxPaths {
  *
  * Whatever the policy says, the policy file and termgate's installation
  * are read-only inside, and the audit trail is hidden: its directory, or,
- * when that directory holds a writable one, the trail file itself. A trail
- * inside a writable directory cannot be protected: that is refused.
+ * when that directory holds a writable one, the trail's files (the link,
+ * its rotated segments as they exist at each create, the lock). A trail
+ * inside a writable directory cannot be protected: that is refused. The
+ * signing key, when there is one, is hidden too.
  *
  * The installation is its root directory, unless a writable directory lies
  * inside it (termgate run on its own checkout): then every entry of the
@@ -88,10 +90,13 @@ export async function startSandbox(
     privateTmp,
     protect: {
       readOnly: [paths.policyPath, ...installation(paths.installRoot, section.writable)],
-      hidden: [
-        ...(hideWholeDir ? [auditDir] : [paths.auditPath, `${paths.auditPath}.lock`]),
-        ...(paths.signingKeyPath ? [paths.signingKeyPath] : []),
-      ],
+      // Read at every create: a rotation adds segments next to the trail.
+      get hidden() {
+        return [
+          ...(hideWholeDir ? [auditDir] : trailFiles(paths.auditPath)),
+          ...(paths.signingKeyPath ? [paths.signingKeyPath] : []),
+        ];
+      },
     },
   });
   let closed = false;
@@ -113,4 +118,20 @@ function installation(root: string, writable: readonly string[]): string[] {
   return readdirSync(root)
     .map((entry) => join(root, entry))
     .filter((entry) => !writable.some((w) => inside(w, entry)));
+}
+
+/** The trail's link or file, its lock, and its rotated segments `NAME.<stamp>.EXT` next to it. */
+function trailFiles(auditPath: string): string[] {
+  const dir = dirname(auditPath);
+  const name = basename(auditPath);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  let siblings: string[] = [];
+  try {
+    siblings = readdirSync(dir).filter((n) => n !== name && n.startsWith(`${stem}.`) && n.endsWith(ext));
+  } catch {
+    siblings = [];
+  }
+  return [auditPath, `${auditPath}.lock`, ...siblings.map((n) => join(dir, n))];
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { listTrailDirectory } from '@termgate/policy';
 import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -41,11 +42,16 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
         '3k',
         '--audit-signing-key',
         key,
+        // More than the records written: the one checkpoint is the final one, written at stop.
         '--audit-checkpoint-every',
-        '4',
+        '1000',
       ],
       cwd: REPO_ROOT,
       stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
     });
     const client = new Client({ name: 'termgate-e2e-trail', version: '0.0.0' });
     await client.connect(transport);
@@ -70,7 +76,9 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
     );
     expect(verdict.status).toBe(0);
     // The stop record is the last one a checkpoint signs.
-    const active = readFileSync(path.join(trail, 'audit.jsonl'), 'utf8').trimEnd().split('\n');
+    const active = listTrailDirectory(trail).flatMap((file) =>
+      readFileSync(file, 'utf8').trimEnd().split('\n'),
+    );
     const last = JSON.parse(active[active.length - 1]!);
     const beforeLast = JSON.parse(active[active.length - 2]!);
     expect(beforeLast.event.action).toBe('server-stop');
@@ -78,6 +86,12 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
       event: { action: 'audit-checkpoint' },
       checkpoint: { seq: beforeLast.seq },
     });
+    // The head logged at stop (an external anchor) is the trail's last record: the final checkpoint.
+    const closed = stderr
+      .split('\n')
+      .filter((line) => line.includes('audit trail closed'))
+      .map((line) => JSON.parse(line) as { auditHead: string });
+    expect(closed.map((entry) => entry.auditHead)).toEqual([`${last.seq}:${last.hash}`]);
   });
 
   test('a signing key readable by others refuses the start: nothing is served', async () => {

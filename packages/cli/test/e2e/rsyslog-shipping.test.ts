@@ -45,12 +45,12 @@ function writeRecords(
   });
 }
 
-/** A real `termgate serve` that runs `commands` through a real MCP client, then stops. */
+/** A real `termgate serve` that runs `commands` through a real MCP client, then stops. Returns their exit codes. */
 async function serve(
   file: string,
   commands: readonly string[],
   extra: readonly string[] = [],
-): Promise<void> {
+): Promise<unknown[]> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER_BIN, 'serve', '--audit', file, '--log-level', 'silent', ...extra],
@@ -59,13 +59,19 @@ async function serve(
   });
   const client = new Client({ name: 'termgate-e2e-rsyslog', version: '0.0.0' });
   await client.connect(transport);
+  const exits: unknown[] = [];
   for (const command of commands) {
     const created = (await client.callTool({ name: 'terminal_create', arguments: { command } }))
       .structuredContent as { terminalId: string };
-    await client.callTool({ name: 'terminal_wait_for_exit', arguments: { terminalId: created.terminalId } });
+    const waited = await client.callTool({
+      name: 'terminal_wait_for_exit',
+      arguments: { terminalId: created.terminalId },
+    });
+    exits.push((waited.structuredContent as { exitCode?: unknown }).exitCode);
     await client.callTool({ name: 'terminal_release', arguments: { terminalId: created.terminalId } });
   }
   await client.close();
+  return exits;
 }
 
 class Rsyslog {
@@ -183,6 +189,8 @@ describe('rsyslog ships the audit trail (imfile)', () => {
       // rsyslog restarts; what is written while it is down is shipped when it is back.
       await rsyslog.stop();
       await writeRecords(file, 5, 'while-rsyslog-is-down');
+      // Shipping never gates a command: with rsyslog down, termgate runs commands as usual.
+      expect(await serve(file, ['echo shipper-down', 'exit 3'])).toEqual([0, 3]);
       rsyslog.start();
       await shippedSoFar();
       // Rotation 2, and a last server.

@@ -1,31 +1,29 @@
 import {
   type BigIntStats,
   closeSync,
-  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
   openSync,
-  readlinkSync,
   statSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { AuditError, describeCause } from '../audit/audit-error.js';
 import type { ChainHead } from '../audit/chain.js';
 import { readAuditLinesAt } from '../audit/line-reader.js';
 import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../audit/rotation.js';
 import { isSealedRecord, openSealedLine } from '../audit/sealed-record.js';
 import { readChainTail } from '../audit/tail.js';
-import { newestRotatedSibling } from '../audit/trail-files.js';
 import { verifyAuditLines } from '../audit/verify.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
 import {
+  continuedFile,
   filesSince,
+  firstRecordTime,
   openActive,
-  readFirstRecord,
-  recordTime,
+  startFirstSegment,
   startSegment,
   verifyRange,
 } from './trail-segments.js';
@@ -135,7 +133,8 @@ export class CheckedFileDestination {
     let fd: number;
     try {
       if (options.mkdir) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      if (options.rotation !== undefined) startFirstSegment(path, options);
+      if (options.rotation !== undefined)
+        startFirstSegment(path, options.lock, options.now ?? (() => new Date()));
       // a+ (O_APPEND | O_RDWR | O_CREAT): append-only writes, and reads to find the chain's head.
       fd = openSync(path, 'a+', 0o600);
     } catch (error) {
@@ -469,53 +468,6 @@ export class CheckedFileDestination {
   private fail(code: AuditError['code'], message: string, cause?: unknown): AuditError {
     this.failure = new AuditError(code, message, { cause });
     return this.failure;
-  }
-}
-
-/**
- * With rotation, a trail lives in segments and `path` is a link to the
- * current one: when `path` does not exist, its first segment is made here,
- * under the trail's lock (two writers starting together make one).
- */
-function startFirstSegment(path: string, options: CheckedFileDestinationOptions): void {
-  const lock = new AppendLock(path, options.lock);
-  lock.acquire();
-  try {
-    if (!existsSync(path)) {
-      const { fd } = startSegment(path, (options.now ?? (() => new Date()))());
-      closeSync(fd);
-    }
-  } finally {
-    lock.release();
-  }
-}
-
-/** The file's first record's time (ms), or null when it has none. */
-function firstRecordTime(fd: number): number | null {
-  const first = readFirstRecord(fd);
-  return first === null || 'problem' in first ? null : recordTime(first);
-}
-
-/**
- * For a new, empty active file: the newest rotated file next to it and its
- * last record, which the new file continues. Null when there is none. Throws
- * `AUDIT_TAIL_CORRUPT` when that file's last record cannot be continued.
- */
-function continuedFile(path: string): { name: string; head: ChainHead } | null {
-  let current: string | null = null;
-  try {
-    current = basename(readlinkSync(path));
-  } catch {
-    // A regular file: not a segment.
-  }
-  const previous = newestRotatedSibling(path, current);
-  if (previous === null) return null;
-  const fd = openSync(previous, 'r');
-  try {
-    const tail = readChainTail(fd, fstatSync(fd).size, previous);
-    return tail === null ? null : { name: basename(previous), head: tail.head };
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -16,7 +16,10 @@ import type { ChainHead } from '../audit/chain.js';
 import { readAuditLinesAt } from '../audit/line-reader.js';
 import { rotatedPath } from '../audit/rotation.js';
 import { isSealedRecord, openSealedLine, type SealedRecord } from '../audit/sealed-record.js';
+import { readChainTail } from '../audit/tail.js';
+import { newestRotatedSibling } from '../audit/trail-files.js';
 import { verifyAuditLines } from '../audit/verify.js';
+import { AppendLock, type AppendLockOptions } from './append-lock.js';
 
 /**
  * File operations of a rotating trail, for `CheckedFileDestination`. All of
@@ -154,4 +157,55 @@ export function filesSince(
   }
   closeOpened();
   return null;
+}
+
+/**
+ * With rotation, a trail lives in segments and `path` is a link to the
+ * current one: when `path` does not exist, its first segment is made here,
+ * under the trail's lock (two writers starting together make one).
+ */
+export function startFirstSegment(
+  path: string,
+  lockOptions: AppendLockOptions | undefined,
+  now: () => Date,
+): void {
+  const lock = new AppendLock(path, lockOptions);
+  lock.acquire();
+  try {
+    if (!existsSync(path)) {
+      const { fd } = startSegment(path, now());
+      closeSync(fd);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** The file's first record's time (ms), or null when it has none. */
+export function firstRecordTime(fd: number): number | null {
+  const first = readFirstRecord(fd);
+  return first === null || 'problem' in first ? null : recordTime(first);
+}
+
+/**
+ * For a new, empty active file: the newest rotated file next to it and its
+ * last record, which the new file continues. Null when there is none. Throws
+ * `AUDIT_TAIL_CORRUPT` when that file's last record cannot be continued.
+ */
+export function continuedFile(path: string): { name: string; head: ChainHead } | null {
+  let current: string | null = null;
+  try {
+    current = basename(readlinkSync(path));
+  } catch {
+    // A regular file: not a segment.
+  }
+  const previous = newestRotatedSibling(path, current);
+  if (previous === null) return null;
+  const fd = openSync(previous, 'r');
+  try {
+    const tail = readChainTail(fd, fstatSync(fd).size, previous);
+    return tail === null ? null : { name: basename(previous), head: tail.head };
+  } finally {
+    closeSync(fd);
+  }
 }

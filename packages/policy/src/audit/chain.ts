@@ -33,9 +33,11 @@ export function anchorHash(nonce: string): string {
   return sha256Hex(nonce);
 }
 
-/** The hash of a record whose body (see above) is `body`. */
-export function recordHash(prevHash: string, body: string | Uint8Array): string {
-  return createHash('sha256').update(`${prevHash}\n`).update(body).digest('hex');
+/** The hash of a record whose body (see above) is `body`, or the concatenation of `body` and `more`. */
+export function recordHash(prevHash: string, body: string | Uint8Array, more?: Uint8Array): string {
+  const hash = createHash('sha256').update(`${prevHash}\n`).update(body);
+  if (more !== undefined) hash.update(more);
+  return hash.digest('hex');
 }
 
 export function isHex64(value: unknown): value is string {

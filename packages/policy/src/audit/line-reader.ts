@@ -32,24 +32,25 @@ export function* readAuditLines(path: string): Generator<AuditLine> {
  * fd's offset is not used. Line numbers count from 1 at `start`.
  */
 export function* readAuditLinesAt(fd: number, start: number, end: number): Generator<AuditLine> {
-  const chunk = Buffer.allocUnsafe(CHUNK);
   let pending: Buffer[] = [];
   let lineNo = 0;
   let position = start;
   while (position < end) {
-    const n = readSync(fd, chunk, 0, Math.min(CHUNK, end - position), position);
+    // A fresh chunk per read: the lines yielded are views into it, never overwritten.
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, end - position));
+    const n = readSync(fd, chunk, 0, chunk.length, position);
     if (n === 0) break;
     position += n;
     let from = 0;
     for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < n; nl = chunk.indexOf(0x0a, from)) {
-      const piece = Buffer.from(chunk.subarray(from, nl));
+      const piece = chunk.subarray(from, nl);
       const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
       pending = [];
       lineNo += 1;
       yield { lineNo, bytes, terminated: true };
       from = nl + 1;
     }
-    if (from < n) pending.push(Buffer.from(chunk.subarray(from, n)));
+    if (from < n) pending.push(chunk.subarray(from, n));
   }
   if (pending.length > 0) {
     yield { lineNo: lineNo + 1, bytes: Buffer.concat(pending), terminated: false };

@@ -1,5 +1,7 @@
 import { type ChainHead, isHex64, recordHash, SEAL_SUFFIX_LENGTH, unsealLine } from './chain.js';
 
+const CLOSING_BRACE = Buffer.from('}');
+
 /** One record read back from a line, checked against its own `hash`. */
 export interface SealedRecord {
   readonly seq: number;
@@ -35,8 +37,10 @@ export function openSealedLine(bytes: Uint8Array): SealedRecord | { problem: str
     return { problem: '"seq" is missing or not a positive integer' };
   }
   if (!isHex64(prevHash)) return { problem: '"prev_hash" is missing or not 64 hex characters' };
-  const body = Buffer.concat([bytes.subarray(0, bytes.length - SEAL_SUFFIX_LENGTH), Buffer.from('}')]);
-  if (recordHash(prevHash, body) !== sealed.hash) {
+  // The body is the line without its seal, plus the closing brace: hashed in two parts, without a copy.
+  if (
+    recordHash(prevHash, bytes.subarray(0, bytes.length - SEAL_SUFFIX_LENGTH), CLOSING_BRACE) !== sealed.hash
+  ) {
     return { problem: 'hash mismatch: the record was edited after it was written' };
   }
   return {

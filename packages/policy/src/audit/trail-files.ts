@@ -7,8 +7,9 @@ import { parseRotatedName } from './rotation.js';
  * (`NAME.<stamp>.EXT`, see `rotation.ts`) in stamp order, then `NAME.EXT`
  * when it is a regular file (a trail that never rotated). The link
  * `NAME.EXT` to the current segment is not listed: its target is.
- * Throws an `Error` naming the trails when `dir` holds more than one, or
- * when it holds none. Lock files and other names are ignored.
+ * Without segments, the trail is the one regular file in `dir` (`*.jsonl`
+ * first). Throws an `Error` naming the trails when `dir` holds more than
+ * one, or when it holds none. Lock files and other names are ignored.
  */
 export function listTrailDirectory(dir: string): string[] {
   // The link to the current segment (see `rotation.ts`) is skipped: its target is listed.
@@ -22,10 +23,12 @@ export function listTrailDirectory(dir: string): string[] {
       groups.set(rotated.base, group);
     }
   }
-  // Active files that were never rotated: any remaining name that is not a lock file.
-  for (const name of names) {
-    if (parseRotatedName(name) !== null || /\.lock(\.break)?$/.test(name)) continue;
-    if (!groups.has(name)) groups.set(name, []);
+  // A trail that never rotated is one regular file; only looked for when there are no segments,
+  // so that other files next to segments (a report, notes) do not count.
+  if (groups.size === 0) {
+    const plain = names.filter((name) => !/\.lock(\.break)?$/.test(name));
+    const jsonl = plain.filter((name) => name.endsWith('.jsonl'));
+    for (const name of jsonl.length > 0 ? jsonl : plain) groups.set(name, []);
   }
   if (groups.size === 0) throw new Error(`${dir} holds no audit file`);
   if (groups.size > 1) {

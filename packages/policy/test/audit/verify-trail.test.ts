@@ -109,8 +109,24 @@ describe('verifyAuditTrail over rotated files', () => {
     }
   });
 
-  test('a directory with two trails is refused, naming both', () => {
-    fs.writeFileSync(join(dir.path, 'other.jsonl'), '');
+  test('a directory with two trails is refused, naming both; other files next to segments are ignored', () => {
+    fs.writeFileSync(join(dir.path, 'report.html'), '');
+    expect(listTrailDirectory(dir.path)).toEqual(files);
+    fs.renameSync(files[0]!, join(dir.path, 'other.20261201T000000000Z.jsonl'));
     expect(() => listTrailDirectory(dir.path)).toThrow(/several trails \(audit\.jsonl, other\.jsonl\)/);
+  });
+
+  test('a directory without segments: its one .jsonl file', () => {
+    const plain = tempDir();
+    try {
+      fs.writeFileSync(join(plain.path, 'audit.jsonl'), '');
+      fs.writeFileSync(join(plain.path, 'audit.jsonl.lock'), '');
+      fs.writeFileSync(join(plain.path, 'notes.txt'), '');
+      expect(listTrailDirectory(plain.path)).toEqual([join(plain.path, 'audit.jsonl')]);
+      fs.writeFileSync(join(plain.path, 'b.jsonl'), '');
+      expect(() => listTrailDirectory(plain.path)).toThrow(/several trails \(audit\.jsonl, b\.jsonl\)/);
+    } finally {
+      plain.cleanup();
+    }
   });
 });

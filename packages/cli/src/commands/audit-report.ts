@@ -1,0 +1,60 @@
+import { writeFileSync } from 'node:fs';
+import {
+  loadPublicKeys,
+  ReportModelBuilder,
+  type ReportVerification,
+  readAuditRecords,
+  renderReportHtml,
+  verifyAuditTrail,
+} from '@termgate/policy';
+import { AuditUsageError, parseAuditArgs } from './audit-args.js';
+import { describeVerdict, EXIT_UNSIGNED_TAIL } from './audit-verify.js';
+import type { CliIo } from './cli-io.js';
+
+/**
+ * `termgate audit report FILE|DIR... --html OUT [--public-key FILE]...`:
+ * verifies the trail, then writes one self-contained HTML review report
+ * (mode 0600: it holds the same commands as the trail). The report is
+ * written whatever the verification found, which it shows on top. Exit as
+ * `audit verify`: 0 intact, 1 broken, 3 unsigned tail; 2 usage or I/O error.
+ */
+export function reportCommand(
+  argv: readonly string[],
+  io: CliIo,
+  trailFiles: (args: readonly string[]) => string[],
+): number {
+  const { files: args, values } = parseAuditArgs(
+    argv,
+    { html: { type: 'string' }, 'public-key': { type: 'string', multiple: true } },
+    1,
+    Number.POSITIVE_INFINITY,
+  );
+  const out = values.html;
+  if (out === undefined || out === '') throw new AuditUsageError('report needs --html OUT');
+  const files = trailFiles(args);
+  const keyPaths = values['public-key'] ?? [];
+  const publicKeys = keyPaths.length === 0 ? undefined : loadPublicKeys(keyPaths);
+  const result = verifyAuditTrail(files, publicKeys === undefined ? {} : { publicKeys });
+  const unsigned = result.ok && publicKeys !== undefined && result.checkpoints.unsigned > 0;
+  const label = args.length === 1 ? args[0]! : `${files.length} files`;
+  const verification: ReportVerification = {
+    status: !result.ok ? 'broken' : unsigned ? 'unsigned' : 'intact',
+    text: describeVerdict(label, result),
+  };
+  const builder = new ReportModelBuilder();
+  for (const file of files) {
+    for (const entry of readAuditRecords(file)) {
+      if ('record' in entry) builder.add(entry.record);
+      else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
+    }
+  }
+  const model = builder.result();
+  writeFileSync(out, renderReportHtml({ files, generatedAt: new Date(), verification, model }), {
+    mode: 0o600,
+  });
+  io.stdout.write(
+    `${out}: ${model.terminals.length} terminals, ${model.records} records; ${verification.text}\n`,
+  );
+  if (!result.ok) return 1;
+  return unsigned ? EXIT_UNSIGNED_TAIL : 0;
+}
