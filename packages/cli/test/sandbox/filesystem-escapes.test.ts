@@ -6,9 +6,10 @@
  * gap) and once with `mode: required` (the kernel stops it), and checks the
  * host's files, not the command's word for it.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { WireServer } from '../e2e/support/wire-server.js';
+import { SERVER_BIN, WireServer } from '../e2e/support/wire-server.js';
 import {
   auditRecords,
   makeWorld,
@@ -231,5 +232,60 @@ describe('the five lines of the sandbox issue, under the shipped default policy'
     } else {
       expect(create.termgate.decision).toBe('deny');
     }
+  });
+});
+
+describe('the audit trail and the signing key stay out of reach', () => {
+  let world: SandboxWorld;
+  let server: WireServer;
+  let key: string;
+  let trail: string;
+
+  beforeAll(() => {
+    world = makeWorld({
+      sandbox: ['  mode: required', '  filesystem:', '    privateTmp: false', '  network: none'].join('\n'),
+    });
+    key = path.join(world.root, 'audit.key');
+    execFileSync(process.execPath, [SERVER_BIN, 'audit', 'keygen', key]);
+    // The trail's directory holds the workspace: only the trail's own files can be hidden, segments included.
+    trail = path.join(world.root, 'audit.jsonl');
+    server = WireServer.start(
+      [
+        '--policy',
+        world.policyPath,
+        '--audit',
+        trail,
+        '--audit-signing-key',
+        key,
+        '--audit-rotate-size',
+        '4096',
+      ],
+      { cwd: world.workspace, env: { ...process.env, HOME: world.home } },
+    );
+  });
+
+  afterAll(async () => {
+    await server.dispose();
+    world.dispose();
+  });
+
+  test('the signing key cannot be read', async () => {
+    const result = await run(server, `cat ${key}; echo "exit=$?"`);
+    expect(readText(key)).toMatch(/PRIVATE KEY/);
+    expect(result.output).not.toMatch(/PRIVATE KEY/);
+  });
+
+  test('neither the trail nor its rotated segments can be read or appended to', async () => {
+    // Enough records to rotate at least once.
+    for (let i = 0; i < 6; i++) await run(server, `echo ${'x'.repeat(400)}`);
+    const segments = readdirSync(world.root).filter((n) => /^audit\..+\.jsonl$/.test(n));
+    expect(segments.length).toBeGreaterThan(1);
+    const paths = [trail, ...segments.map((n) => path.join(world.root, n))];
+    const result = await run(
+      server,
+      `cat ${paths.join(' ')} 2>/dev/null | grep -c server-start; echo '{}' >> ${trail}`,
+    );
+    expect(result.output.split('\n')[0]).toBe('0');
+    for (const file of paths) expect(readText(file).split('\n')).not.toContain('{}');
   });
 });
