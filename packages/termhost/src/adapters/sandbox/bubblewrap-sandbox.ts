@@ -84,7 +84,8 @@ export class BubblewrapSandbox {
         // socat copies 8 KiB per read by default, which caps a download far below the proxy's pace.
         '-b',
         '262144',
-        `TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr`,
+        // max-children bounds the relay processes a flood of connections can start on the host.
+        `TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=64`,
         `UNIX-CONNECT:${socketPath}`,
       ];
     }

@@ -16,6 +16,16 @@ describe('HostAllowlist', () => {
     ['127.0.0.1', false],
     ['', false],
     ['user@registry.npmjs.org', false],
+    // An IPv6 literal with a zone id that ends like an allowed name: net.connect reads it as an address.
+    ['::ffff:127.0.0.1%.github.com', false],
+    ['[::ffff:127.0.0.1%.github.com]', false],
+    ['127.0.0.2%.github.com', false],
+    ['::1%lo', false],
+    ['api.github.com%00', false],
+    [' api.github.com', false],
+    ['api.github.com\t', false],
+    ['127.0.0.2.github.com', true],
+    ['1.2.3.4.5', false],
   ])('%s → %s', (host, allowed) => {
     expect(list.allows(host)).toBe(allowed);
   });

@@ -26,7 +26,7 @@ describe('HttpAllowlistProxy', () => {
     port = (origin.address() as AddressInfo).port;
     proxy = await HttpAllowlistProxy.listen({
       socketPath: join(dir, 'proxy.sock'),
-      allowlist: new HostAllowlist(['127.0.0.1']),
+      allowlist: new HostAllowlist(['127.0.0.1', '*.allowed.test']),
       onRefused: (r) => refused.push(r),
     });
   });
@@ -88,6 +88,14 @@ describe('HttpAllowlistProxy', () => {
     const before = refused.length;
     expect(await tunnel(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'CONNECT' }]);
+  });
+
+  it('refuses an IPv6 zone id dressed as an allowed name, which net.connect would take for loopback', async () => {
+    const before = refused.length;
+    expect(await tunnel(`[::ffff:127.0.0.1%.allowed.test]:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+    expect(refused.slice(before)).toEqual([
+      { host: '::ffff:127.0.0.1%.allowed.test', port, method: 'CONNECT' },
+    ]);
   });
 
   it('answers 400 to an origin-form request and a malformed CONNECT', async () => {
