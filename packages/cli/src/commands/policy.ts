@@ -245,7 +245,6 @@ function sandboxOf(policy: LoadedPolicy, e: Explanation): ExplainedSandbox | nul
   const profiler = new SandboxProfiler(policy.sandbox, {
     privateTmp: '(a private directory created at start)',
     protect: { readOnly: [policy.path, INSTALL_ROOT], hidden: [] },
-    createMissingHooks: false,
   });
   const profile = profiler.profile(e.decision.resolvedCwd ?? process.cwd());
   return { sha256: sandboxProfileSha256(profile), profile };

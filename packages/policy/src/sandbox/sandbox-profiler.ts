@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { SandboxProfile } from '@termgate/termhost';
-import { isInside } from '../policy-file/policy-paths.js';
+import { isInside, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { SandboxPolicy } from '../policy-file/policy-types.js';
 
 /** Paths termgate protects whatever the policy says. */
@@ -15,26 +15,29 @@ export interface ProtectedPaths {
 export interface SandboxProfilerOptions {
   /** The host directory mounted at `/tmp` when the policy asks for a private one. */
   readonly privateTmp: string | null;
+  /** Read at every `profile` call, so a getter may list what changes (rotated audit files). */
   readonly protect: ProtectedPaths;
-  /**
-   * Create a missing `hooks` directory in a git dir so it can be carved out
-   * (default true). `policy explain` passes false: it only reports.
-   */
-  readonly createMissingHooks?: boolean;
 }
 
 /**
  * Turns the policy's `sandbox` section into the profile one command runs
  * under. Called for every allowed create, because what it protects is on
- * disk: a repository cloned by the previous command has its `.git/config`
- * and hooks carved out for the next one.
+ * disk: a repository cloned by one command is protected from the next one on.
  *
- * Git carve-outs (`protectGit`), in each writable directory W: the git dir
- * of W, of each of W's direct subdirectories, and of each directory from
- * the command's cwd up to W. A git dir is `.git`, or where a `.git` file's
- * `gitdir:` points (worktrees, submodules), plus its `commondir`. In each:
- * `config`, `hooks` (created empty when missing, so a command cannot create
- * it) and the same for every `modules/*`.
+ * Git (`protectGit`), in each writable directory W: the git dirs of W, of
+ * its direct subdirectories and of each directory from the command's cwd up
+ * to W are read-only as a whole (a `.git` directory; or a `.git` file, the
+ * directory its `gitdir:` names and that one's `commondir`). Only paths
+ * without symlinks are followed, with `lstat`: what a command planted cannot
+ * steer a mount, and a FIFO named `.git` cannot stall the gate.
+ *
+ * Every read-only or hidden path inside a writable directory has the
+ * directories between it and that writable directory bound onto themselves
+ * too: a mount point cannot be renamed, so a command cannot move a
+ * protected path's parent aside and put its own file in its place.
+ *
+ * Fails closed: a read-only or hidden path of the policy that now resolves
+ * through a symlink throws (the gate then refuses the create).
  */
 export class SandboxProfiler {
   constructor(
@@ -47,42 +50,66 @@ export class SandboxProfiler {
   }
 
   profile(cwd: string): SandboxProfile {
-    const writable = this.policy.writable.filter((path) => existsSync(path));
+    const writable = this.policy.writable.filter((path) => kindOf(path) !== null);
     const tmp = this.policy.privateTmp ? this.options.privateTmp : null;
     // A host path under /tmp is not inside the private /tmp (another directory mounted there).
     const insideWritable = (path: string): boolean => writable.some((root) => isInside(path, root));
+    const pins = new Set<string>();
+    const pin = (path: string): void => {
+      for (let dir = dirname(path); insideWritable(dir) && !writable.includes(dir); dir = dirname(dir)) {
+        pins.add(dir);
+      }
+    };
     const readOnly = new Set<string>();
     for (const path of [...this.policy.readOnly, ...this.options.protect.readOnly]) {
-      if (existsSync(path) && insideWritable(path)) readOnly.add(path);
+      if (canonical(path) && insideWritable(path)) readOnly.add(path);
     }
     if (this.policy.protectGit) {
-      for (const path of gitCarveOuts(writable, cwd, this.options.createMissingHooks ?? true)) {
-        readOnly.add(path);
-      }
+      for (const path of gitPaths(writable, cwd)) if (insideWritable(path)) readOnly.add(path);
     }
     const hiddenDirectories: string[] = [];
     const hiddenFiles: string[] = [];
     for (const path of new Set([...this.policy.hidden, ...this.options.protect.hidden])) {
-      const kind = kindOf(path);
-      if (kind === 'directory') hiddenDirectories.push(path);
-      else if (kind === 'file') hiddenFiles.push(path);
+      if (!canonical(path)) continue;
+      if (kindOf(path) === 'directory') hiddenDirectories.push(path);
+      else hiddenFiles.push(path);
+      if (insideWritable(path)) pin(path);
     }
+    for (const path of readOnly) pin(path);
     return {
-      filesystem: { writable, readOnly: [...readOnly], hiddenDirectories, hiddenFiles, tmp },
+      filesystem: {
+        writable: [...writable, ...[...pins].filter((dir) => !writable.includes(dir))],
+        readOnly: [...readOnly],
+        hiddenDirectories,
+        hiddenFiles,
+        tmp,
+      },
       network: this.policy.network === 'all' ? 'all' : this.policy.network === 'none' ? 'none' : 'proxy',
     };
   }
 }
 
-function kindOf(path: string): 'directory' | 'file' | null {
+/** True when `path` exists without a symlink on the way; false when it does not exist; throws otherwise. */
+function canonical(path: string): boolean {
+  const real = realpathOrNull(path);
+  if (real === null) return false;
+  if (real !== path) throw new Error(`${path} now resolves through a symlink to ${real}`);
+  return true;
+}
+
+/** The kind of `path` itself (symlinks not followed), or null when it does not exist. */
+function kindOf(path: string): 'directory' | 'file' | 'symlink' | 'other' | null {
   try {
-    return statSync(path).isDirectory() ? 'directory' : 'file';
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return 'symlink';
+    if (stat.isDirectory()) return 'directory';
+    return stat.isFile() ? 'file' : 'other';
   } catch {
     return null;
   }
 }
 
-function gitCarveOuts(writable: readonly string[], cwd: string, createHooks: boolean): string[] {
+function gitPaths(writable: readonly string[], cwd: string): string[] {
   const candidates = new Set<string>();
   for (const root of writable) {
     candidates.add(root);
@@ -94,50 +121,62 @@ function gitCarveOuts(writable: readonly string[], cwd: string, createHooks: boo
       }
     }
   }
-  const carved: string[] = [];
-  const seen = new Set<string>();
-  for (const dir of candidates) {
-    for (const gitDir of gitDirsOf(dir)) {
-      if (seen.has(gitDir)) continue;
-      seen.add(gitDir);
-      carved.push(...protectedIn(gitDir, writable, createHooks));
-      for (const module of subdirectories(join(gitDir, 'modules'))) {
-        carved.push(...protectedIn(module, writable, createHooks));
-      }
-    }
-  }
-  return carved;
+  const paths = new Set<string>();
+  for (const dir of candidates) for (const path of gitPathsOf(dir)) paths.add(path);
+  return [...paths];
 }
 
-/** `config` and `hooks` of one git dir, when it lies inside a writable directory. */
-function protectedIn(gitDir: string, writable: readonly string[], createHooks: boolean): string[] {
-  if (!writable.some((root) => isInside(gitDir, root))) return [];
-  const hooks = join(gitDir, 'hooks');
-  if (createHooks && !existsSync(hooks)) {
-    try {
-      mkdirSync(hooks);
-    } catch {
-      // Not a git dir we can complete; what exists is still protected.
-    }
-  }
-  return [join(gitDir, 'config'), hooks].filter((path) => existsSync(path));
-}
-
-/** The git dirs a directory's `.git` names: itself when a directory, else its `gitdir:` target and `commondir`. */
-function gitDirsOf(dir: string): string[] {
+/**
+ * What makes `dir` a repository: its `.git` directory; or its `.git` file
+ * and the git dirs that file names (`gitdir:`, then that one's `commondir`),
+ * when they exist without symlinks.
+ */
+function gitPathsOf(dir: string): string[] {
   const dotGit = join(dir, '.git');
   const kind = kindOf(dotGit);
-  if (kind === null) return [];
-  let gitDir = dotGit;
-  if (kind === 'file') {
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit));
-    if (match === null) return [];
-    gitDir = resolve(dir, match[1]!);
+  if (kind === 'directory') return [dotGit];
+  if (kind !== 'file') return [];
+  const found = [dotGit];
+  const gitDir = pointer(dotGit, /^gitdir:\s*(.+?)\s*$/m, dir);
+  if (gitDir === null) return found;
+  found.push(gitDir);
+  const common = pointer(join(gitDir, 'commondir'), /^(.+?)\s*$/m, gitDir);
+  if (common !== null) found.push(common);
+  return found;
+}
+
+/** The directory a small regular file names (relative to `base`), when it exists without symlinks. */
+function pointer(file: string, pattern: RegExp, base: string): string | null {
+  const text = readSmallFile(file);
+  if (text === null) return null;
+  const match = pattern.exec(text);
+  if (match === null) return null;
+  const target = resolve(base, match[1]!);
+  return kindOf(target) === 'directory' && realpathOrNull(target) === target ? target : null;
+}
+
+/**
+ * The first 4 KiB of a regular file, or null. Opened without following a
+ * symlink and without blocking, then checked on the descriptor: a FIFO or
+ * device swapped in after a check can neither stall nor redirect the read.
+ */
+function readSmallFile(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
   }
-  const dirs = [gitDir];
-  const common = readText(join(gitDir, 'commondir')).trim();
-  if (common !== '') dirs.push(resolve(gitDir, common));
-  return dirs;
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buffer = Buffer.alloc(4096);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, length).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function subdirectories(dir: string): string[] {
@@ -147,13 +186,5 @@ function subdirectories(dir: string): string[] {
       .map((entry) => join(dir, entry.name));
   } catch {
     return [];
-  }
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
   }
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePolicyText } from '../../src/policy-file/load-policy.js';
@@ -26,43 +26,67 @@ describe('SandboxProfiler', () => {
       },
     );
 
-  it('carves out config and hooks of the workspace repo, its subdirectories and a .git file’s gitdir', () => {
+  it('makes whole git dirs read-only: the workspace repo, its subdirectories, a .git file, its gitdir and commondir', () => {
     execFileSync('git', ['init', '-q', ws]);
     execFileSync('git', ['init', '-q', join(ws, 'lib')]);
     const external = join(ws, 'vendor-gitdir');
-    mkdirSync(join(external, 'modules', 'sub', 'hooks'), { recursive: true });
-    writeFileSync(join(external, 'config'), '');
-    writeFileSync(join(external, 'modules', 'sub', 'config'), '');
+    mkdirSync(join(ws, 'main-gitdir'), { recursive: true });
+    mkdirSync(external);
+    writeFileSync(join(external, 'commondir'), '../main-gitdir\n');
     mkdirSync(join(ws, 'vendor'));
     writeFileSync(join(ws, 'vendor', '.git'), 'gitdir: ../vendor-gitdir\n');
     const p = profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`).profile(ws);
-    expect(p.filesystem.readOnly).toEqual(
-      expect.arrayContaining([
-        join(ws, '.git/config'),
-        join(ws, '.git/hooks'),
-        join(ws, 'lib/.git/config'),
-        join(ws, 'lib/.git/hooks'),
-        join(external, 'config'),
-        join(external, 'hooks'),
-        join(external, 'modules/sub/config'),
-        join(external, 'modules/sub/hooks'),
-      ]),
+    expect([...p.filesystem.readOnly].sort()).toEqual(
+      [
+        join(ws, '.git'),
+        join(ws, 'lib/.git'),
+        join(ws, 'vendor/.git'),
+        external,
+        join(ws, 'main-gitdir'),
+      ].sort(),
     );
-    // The missing hooks directory of the .git file's gitdir was created so that it could be carved out.
-    expect(existsSync(join(external, 'hooks'))).toBe(true);
+    // Their parents inside the writable directory are bound onto themselves, so they cannot be moved aside.
+    expect(p.filesystem.writable).toEqual(expect.arrayContaining([ws, join(ws, 'lib'), join(ws, 'vendor')]));
   });
 
-  it('finds the repo above a deep cwd, and carves nothing out with protectGit: false', () => {
+  it('follows no symlink and reads no FIFO: planted pointers are skipped, nothing is created', () => {
+    const secret = join(root, 'secret');
+    mkdirSync(secret);
+    mkdirSync(join(ws, 'a'));
+    execFileSync('ln', ['-s', secret, join(ws, 'a', '.git')]);
+    mkdirSync(join(ws, 'b'));
+    writeFileSync(join(ws, 'b', '.git'), `gitdir: ${join(ws, 'link')}\n`);
+    execFileSync('ln', ['-s', secret, join(ws, 'link')]);
+    mkdirSync(join(ws, 'c'));
+    execFileSync('mkfifo', [join(ws, 'c', '.git')]);
+    const p = profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`).profile(ws);
+    expect(p.filesystem.readOnly).toEqual([join(ws, 'b/.git')]);
+    expect(readdirSync(secret)).toEqual([]);
+  });
+
+  it('finds the repo above a deep cwd, and protects no git dir with protectGit: false', () => {
     execFileSync('git', ['init', '-q', join(ws, 'a')]);
     const deep = join(ws, 'a', 'b', 'c');
     mkdirSync(deep, { recursive: true });
     expect(
       profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`).profile(deep).filesystem.readOnly,
-    ).toEqual(expect.arrayContaining([join(ws, 'a/.git/config')]));
+    ).toEqual([join(ws, 'a/.git')]);
     expect(
       profiler(`  mode: required\n  filesystem: { writable: ['${ws}'], protectGit: false }`).profile(deep)
         .filesystem.readOnly,
     ).toEqual([]);
+  });
+
+  it('refuses a hidden or read-only path that now leads through a symlink', () => {
+    mkdirSync(join(ws, 'conf'));
+    writeFileSync(join(ws, 'conf', 'secret.env'), 'x');
+    const p = profiler(
+      `  mode: required\n  filesystem: { writable: ['${ws}'], hidden: ['${ws}/conf/secret.env'] }`,
+    );
+    expect(p.profile(ws).filesystem.hiddenFiles).toEqual([join(ws, 'conf/secret.env')]);
+    execFileSync('mv', [join(ws, 'conf'), join(ws, 'conf2')]);
+    execFileSync('ln', ['-s', join(ws, 'conf2'), join(ws, 'conf')]);
+    expect(() => p.profile(ws)).toThrow(/conf\/secret\.env now resolves through a symlink/);
   });
 
   it('splits hidden paths into directories and files, skips missing ones, and adds protected paths', () => {
@@ -78,6 +102,7 @@ describe('SandboxProfiler', () => {
     expect(profile.filesystem.hiddenFiles).toEqual([join(root, 'token')]);
     // Only protected paths inside a writable directory need a read-only bind.
     expect(profile.filesystem.readOnly).toEqual([join(ws, 'policy.yaml')]);
+    expect(profile.filesystem.hiddenFiles).toEqual([join(root, 'token')]);
     expect(profile.filesystem.tmp).toBe('/private/tmp');
     expect(profile.network).toBe('none');
   });
