@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
@@ -26,11 +26,11 @@ export interface SandboxPaths {
  * `acp-proxy` then refuse to start.
  *
  * Whatever the policy says, the policy file and termgate's installation
- * are read-only inside, and the audit trail is hidden: its directory, or,
- * when that directory holds a writable one, the trail's files (the link,
- * its rotated segments as they exist at each create, the lock). A trail
- * inside a writable directory cannot be protected: that is refused. The
- * signing key, when there is one, is hidden too.
+ * are read-only inside, and the audit trail's directory is hidden (the
+ * link, every rotated segment, the lock). A trail whose directory is, lies
+ * in or holds a writable directory cannot be protected: that is refused.
+ * The signing key, when there is one, and every server's runtime directory
+ * are hidden too.
  *
  * The installation is its root directory, unless a writable directory lies
  * inside it (termgate run on its own checkout): then every entry of the
@@ -45,12 +45,18 @@ export async function startSandbox(
   if (section.mode === 'off') return null;
   const { BubblewrapSandbox } = await import('@termgate/termhost');
   const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
-  const auditDir = dirname(paths.auditPath);
+  // First: on a machine where bubblewrap cannot run, that is the one thing to say.
+  await BubblewrapSandbox.check();
+  // Canonical paths: what the profiler protects must not lead through a symlink.
+  const auditDir = realpathSync(dirname(paths.auditPath));
+  const auditPath = join(auditDir, basename(paths.auditPath));
   const within = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
-  const holding = section.writable.find((root) => within(paths.auditPath, root));
-  if (holding !== undefined) {
+  // The trail's directory is hidden whole, so that files a rotation adds later are hidden too;
+  // that is impossible when it is, or holds, a directory commands may write.
+  const clash = section.writable.find((root) => within(auditPath, root) || within(root, auditDir));
+  if (clash !== undefined) {
     throw new Error(
-      `the audit trail ${paths.auditPath} lies inside the sandbox's writable directory ${holding}, where commands could rewrite it; give --audit a path outside every writable directory`,
+      `the audit trail's directory ${auditDir} ${within(auditPath, clash) ? 'lies inside' : 'holds'} the sandbox's writable directory ${clash}: commands could read or rewrite the trail; give --audit a directory of its own, outside every writable directory (the default ~/.local/state/termgate is one)`,
     );
   }
   for (const root of section.writable) {
@@ -60,8 +66,8 @@ export async function startSandbox(
       // A writable directory that cannot be created is simply not bound.
     }
   }
-  const hideWholeDir = !section.writable.some((root) => within(root, auditDir));
-  const runtimeDir = mkdtempSync(join(tmpdir(), 'termgate-sandbox-'));
+  const runtimeBase = ownPrivateDirectory(join(tmpdir(), `termgate-sandbox-${process.getuid?.() ?? 'user'}`));
+  const runtimeDir = mkdtempSync(join(runtimeBase, 'run-'));
   const privateTmp = join(runtimeDir, 'tmp');
   mkdirSync(privateTmp, { mode: 0o700 });
   let sandbox: BubblewrapSandboxType;
@@ -89,14 +95,12 @@ export async function startSandbox(
   const profiler = new SandboxProfiler(section, {
     privateTmp,
     protect: {
-      readOnly: [paths.policyPath, ...installation(paths.installRoot, section.writable)],
-      // Read at every create: a rotation adds segments next to the trail.
-      get hidden() {
-        return [
-          ...(hideWholeDir ? [auditDir] : trailFiles(paths.auditPath)),
-          ...(paths.signingKeyPath ? [paths.signingKeyPath] : []),
-        ];
-      },
+      readOnly: [
+        realpathSync(paths.policyPath),
+        ...installation(realpathSync(paths.installRoot), section.writable),
+      ],
+      // Every server's runtime directory (its private /tmp and proxy socket) is hidden too.
+      hidden: [auditDir, ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []), runtimeBase],
     },
   });
   let closed = false;
@@ -120,18 +124,17 @@ function installation(root: string, writable: readonly string[]): string[] {
     .filter((entry) => !writable.some((w) => inside(w, entry)));
 }
 
-/** The trail's link or file, its lock, and its rotated segments `NAME.<stamp>.EXT` next to it. */
-function trailFiles(auditPath: string): string[] {
-  const dir = dirname(auditPath);
-  const name = basename(auditPath);
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  let siblings: string[] = [];
-  try {
-    siblings = readdirSync(dir).filter((n) => n !== name && n.startsWith(`${stem}.`) && n.endsWith(ext));
-  } catch {
-    siblings = [];
+/**
+ * `dir`, created with mode 0700 when missing, and refused unless it is a
+ * real directory of this user's that no one else can enter: in a shared
+ * /tmp, another user could have made it first.
+ */
+function ownPrivateDirectory(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) {
+    throw new Error(`${dir} is not a private directory of this user's (mode 0700, not a symlink)`);
   }
-  return [auditPath, `${auditPath}.lock`, ...siblings.map((n) => join(dir, n))];
+  return realpathSync(dir);
 }

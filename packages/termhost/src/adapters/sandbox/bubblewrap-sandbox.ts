@@ -63,10 +63,20 @@ export class BubblewrapSandbox {
     this.#proxy = proxy;
   }
 
-  static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
-    const path = options.path ?? process.env.PATH ?? '';
+  /**
+   * Checks that bubblewrap runs here (installed, user namespaces allowed) by
+   * starting a minimal sandbox, and resolves with its path. Throws
+   * {@link SandboxUnavailableError} with the fix otherwise. `start` does it too.
+   */
+  static async check(path: string = process.env.PATH ?? ''): Promise<string> {
     const bwrap = findProgram('bwrap', path, 'bubblewrap');
     await probe(bwrap);
+    return bwrap;
+  }
+
+  static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
+    const path = options.path ?? process.env.PATH ?? '';
+    const bwrap = await BubblewrapSandbox.check(path);
     if (options.network === 'all') return new BubblewrapSandbox(bwrap, null, null, null);
     const nsenter = findProgram('nsenter', path, 'util-linux');
     let proxy: HttpAllowlistProxy | null = null;
