@@ -136,13 +136,12 @@ describe.each([
     expect(readFileSync(path.join(world.workspace, 'dist/out.txt'), 'utf8')).toBe('built\n');
   });
 
-  test('git commits inside the workspace work (only config and hooks are read-only)', async () => {
+  test(`git commits inside the workspace ${confined ? 'fail: the git dir is read-only' : 'work'}`, async () => {
     const result = await run(
       server,
-      'git -c user.name=t -c user.email=t@t add source.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l',
+      'git -c user.name=t -c user.email=t@t add source.txt && git -c user.name=t -c user.email=t@t commit -qm one; echo "rc=$?"; git log --oneline 2>/dev/null | wc -l',
     );
-    expect(result).toMatchObject({ ran: true, exitCode: 0 });
-    expect(result.output.trim()).toBe('1');
+    expect(result.output).toMatch(confined ? /rc=128\n0\n$/ : /rc=0\n1\n$/);
   });
 
   test(`an outside write ${confined ? 'fails with a read-only file system' : 'succeeds'}`, async () => {
@@ -247,8 +246,8 @@ describe('the audit trail and the signing key stay out of reach', () => {
     });
     key = path.join(world.root, 'audit.key');
     execFileSync(process.execPath, [SERVER_BIN, 'audit', 'keygen', key]);
-    // The trail's directory holds the workspace: only the trail's own files can be hidden, segments included.
-    trail = path.join(world.root, 'audit.jsonl');
+    // A directory of its own, which rotation fills with segments while commands run.
+    trail = path.join(world.root, 'trail', 'audit.jsonl');
     server = WireServer.start(
       [
         '--policy',
@@ -275,15 +274,30 @@ describe('the audit trail and the signing key stay out of reach', () => {
     expect(result.output).not.toMatch(/PRIVATE KEY/);
   });
 
+  test('a trail whose directory holds the workspace is refused at start: it could not be hidden', async () => {
+    const refused = WireServer.start(
+      ['--policy', world.policyPath, '--audit', path.join(world.root, 'audit.jsonl')],
+      {
+        cwd: world.workspace,
+        env: { ...process.env, HOME: world.home },
+      },
+    );
+    expect((await refused.untilExit()).code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /the audit trail's directory .* holds the sandbox's writable directory .*ws/,
+    );
+  });
+
   test('neither the trail nor its rotated segments can be read or appended to', async () => {
     // Enough records to rotate at least once.
     for (let i = 0; i < 6; i++) await run(server, `echo ${'x'.repeat(400)}`);
-    const segments = readdirSync(world.root).filter((n) => /^audit\..+\.jsonl$/.test(n));
+    const segments = readdirSync(path.dirname(trail)).filter((n) => /^audit\..+\.jsonl$/.test(n));
     expect(segments.length).toBeGreaterThan(1);
-    const paths = [trail, ...segments.map((n) => path.join(world.root, n))];
+    const paths = [trail, ...segments.map((n) => path.join(path.dirname(trail), n))];
     const result = await run(
       server,
-      `cat ${paths.join(' ')} 2>/dev/null | grep -c server-start; echo '{}' >> ${trail}`,
+      // Read every file, including segments created after this command's profile was computed.
+      `sleep 0.5; cat ${path.dirname(trail)}/* 2>/dev/null | grep -c server-start; echo '{}' >> ${trail}`,
     );
     expect(result.output.split('\n')[0]).toBe('0');
     for (const file of paths) expect(readText(file).split('\n')).not.toContain('{}');

@@ -100,8 +100,12 @@ export async function run(
       arguments: { command, waitSeconds: 0, ...(args !== undefined && { args }) },
     }),
   );
-  if (isToolError(created))
-    return { ran: false, output: toolErrorText(created), exitCode: null, terminalId: null };
+  if (isToolError(created)) {
+    const text = toolErrorText(created);
+    // A create that spawned but whose first read was refused still names its handle: it ran.
+    const started = /The command started as terminalId "([^"]+)"/.exec(text);
+    return { ran: started !== null, output: text, exitCode: null, terminalId: started?.[1] ?? null };
+  }
   const { terminalId } = structuredResult(created) as { terminalId: string };
   await server.request(
     'tools/call',
