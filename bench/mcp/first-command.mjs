@@ -173,13 +173,15 @@ async function measure(server) {
   const callAt = performance.now();
   const first = await client.request('tools/call', server.call);
   const firstCall = performance.now() - callAt;
-  if (!server.ok(first.result ?? {})) throw new Error(`${server.label}: ${JSON.stringify(first).slice(0, 400)}`);
+  if (!server.ok(first.result ?? {}))
+    throw new Error(`${server.label}: ${JSON.stringify(first).slice(0, 400)}`);
   const warm = [];
   for (let i = 0; i < CALLS; i++) {
     const t0 = performance.now();
     const answer = await client.request('tools/call', server.call);
     warm.push(performance.now() - t0);
-    if (!server.ok(answer.result ?? {})) throw new Error(`${server.label}: ${JSON.stringify(answer).slice(0, 400)}`);
+    if (!server.ok(answer.result ?? {}))
+      throw new Error(`${server.label}: ${JSON.stringify(answer).slice(0, 400)}`);
   }
   await client.close();
   return { handshake, firstCall, total: handshake + firstCall, warm, peakRss: client.peakRss };

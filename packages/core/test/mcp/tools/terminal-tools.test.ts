@@ -192,7 +192,7 @@ describe('a cancelled terminal_create', () => {
     expect((await host.output('t1')).exitStatus).toBeNull();
     const next = await call(client, 2, 'terminal_create', { command: 'true', waitSeconds: 0 });
     expect(textOf(next)).toMatch(
-      /A cancelled terminal_create left its command running: terminalId "t1" \("npm test"\)/,
+      /A terminal_create was cancelled after its command started: terminalId "t1" \("npm test"\)/,
     );
     const after = await call(client, 3, 'terminal_output', { terminalId: 't2' });
     expect(textOf(after)).not.toMatch(/cancelled/);
