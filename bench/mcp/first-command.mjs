@@ -6,7 +6,7 @@
  *
  *   mkdir -p /tmp/peers && (cd /tmp/peers && npm init -y >/dev/null && \
  *     npm install --ignore-scripts mcp-server-commands@0.5.0 @wonderwhy-er/desktop-commander@0.2.52)
- *   npx -y pnpm@12.4.2 run build && node bench/mcp/first-command.mjs --peers /tmp/peers [--runs 5] [--calls 30]
+ *   npx -y pnpm@12.4.2 run build && node bench/mcp/first-command.mjs --peers /tmp/peers [--runs 5] [--calls 30] [--warmup 20]
  *
  * Every server gets the same client: raw JSON lines, the 2025 `initialize`
  * handshake (the peers speak only that era), then one tool call that runs
@@ -17,7 +17,8 @@
  * - peak RSS of the server's whole process tree (the server and every
  *   descendant, summed from /proc every 5 ms) over start, handshake and the
  *   warm calls;
- * - after the first call, `--calls` more `echo hi` calls: median and p90.
+ * - after the first call and `--warmup` untimed ones, `--calls` more
+ *   `echo hi` calls: median and p90.
  * Servers run with HOME in a scratch directory (Desktop Commander writes its
  * config there). Prints Markdown on stdout. Not a test: no pass/fail.
  */
@@ -37,6 +38,8 @@ function option(name, fallback) {
 const PEERS = option('peers', undefined);
 const RUNS = Number(option('runs', 5));
 const CALLS = Number(option('calls', 30));
+/** Untimed calls between the first call and the timed warm ones (JIT, lazily compiled schemas, a worker's first parses). */
+const WARMUP = Number(option('warmup', 20));
 const SCRATCH = mkdtempSync(path.join(tmpdir(), 'termgate-first-command-'));
 let audits = 0;
 
@@ -176,10 +179,10 @@ async function measure(server) {
   if (!server.ok(first.result ?? {}))
     throw new Error(`${server.label}: ${JSON.stringify(first).slice(0, 400)}`);
   const warm = [];
-  for (let i = 0; i < CALLS; i++) {
+  for (let i = -WARMUP; i < CALLS; i++) {
     const t0 = performance.now();
     const answer = await client.request('tools/call', server.call);
-    warm.push(performance.now() - t0);
+    if (i >= 0) warm.push(performance.now() - t0);
     if (!server.ok(answer.result ?? {}))
       throw new Error(`${server.label}: ${JSON.stringify(answer).slice(0, 400)}`);
   }
@@ -207,7 +210,7 @@ async function main() {
   }
   const out = (text = '') => process.stdout.write(`${text}\n`);
   out(
-    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(2)}; ${RUNS} runs per server, ${CALLS} warm calls each.`,
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(2)}; ${RUNS} runs per server, ${CALLS} warm calls each after ${WARMUP} untimed.`,
   );
   out();
   out(
