@@ -383,21 +383,11 @@ export class ProcessTerminalHost implements TerminalHost {
 
   /** The exited terminal of `scope` to reclaim first (see `reclaimExited`), if any. */
   #leastRecentlyUsedExited(scope: string): ProcessTerminal | undefined {
-    let best: ProcessTerminal | undefined;
-    let bestAlive = true;
-    for (const terminal of this.#terminals.values()) {
-      if (terminal.scope !== scope || terminal.exitStatus === null) continue;
-      const alive = terminal.groupAlive();
-      if (
-        best === undefined ||
-        (bestAlive && !alive) ||
-        (alive === bestAlive && terminal.lastUsed < best.lastUsed)
-      ) {
-        best = terminal;
-        bestAlive = alive;
-      }
-    }
-    return best;
+    const exited = [...this.#terminals.values()].filter((t) => t.scope === scope && t.exitStatus !== null);
+    if (exited.length === 0) return undefined;
+    exited.sort((a, b) => a.lastUsed - b.lastUsed);
+    // Usually the least recently used one's group is gone: one probe. Otherwise the first whose group is.
+    return exited.find((terminal) => !terminal.groupAlive()) ?? exited[0];
   }
 
   #limitReached(): TermhostError {

@@ -26,6 +26,8 @@ export class ScriptedTerminalHost implements TerminalHost {
   readonly terminals = new Map<string, ScriptedTerminal>();
   readonly calls: { verb: string; id?: string; caller?: CallerContext }[] = [];
   refuseWith: TermhostError | null = null;
+  /** When set, `output` rejects with it (a gate refusing the verb). */
+  refuseOutputWith: TermhostError | null = null;
   private next = 1;
 
   async create(spec: TerminalSpec, caller?: CallerContext): Promise<string> {
@@ -59,6 +61,7 @@ export class ScriptedTerminalHost implements TerminalHost {
 
   async output(id: string, _caller?: CallerContext, options: OutputOptions = {}): Promise<TerminalOutput> {
     const t = this.get(id);
+    if (this.refuseOutputWith) throw this.refuseOutputWith;
     const from = Math.min(options.fromByte ?? 0, t.output.length);
     return {
       output: t.output.subarray(from).toString('utf8'),

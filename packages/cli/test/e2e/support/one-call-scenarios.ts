@@ -200,7 +200,7 @@ export async function expectCancelledCreate(caller: ToolCaller): Promise<void> {
     const before = updates.length;
     writeFileSync(gate, '');
     const next = await caller.callTool('terminal_create', { command: 'true' });
-    const handle = /A cancelled terminal_create left its command running: terminalId "([^"]+)"/.exec(
+    const handle = /A terminal_create was cancelled after its command started: terminalId "([^"]+)"/.exec(
       resultText(next),
     );
     expect(handle).not.toBeNull();

@@ -84,8 +84,8 @@ function quoted(command: string): string {
  * - Each terminal has a read cursor: the end of the output the last result
  *   about it showed (create, wait or output). terminal_wait_for_exit returns
  *   the output after it.
- * - A terminal_create cancelled while waiting leaves its command running; the
- *   next result of any tool names its terminalId, once.
+ * - A terminal_create cancelled after its command started leaves it running;
+ *   the next result of any tool names its terminalId, once.
  */
 export class TerminalTools {
   /** Compiled on a tool's first call, then reused: compiling all five up front delayed the first answer. */
@@ -174,39 +174,42 @@ export class TerminalTools {
     const terminalId = await this.host.create(spec, context.caller);
     const seconds = (args.waitSeconds as number | undefined) ?? this.defaultCreateWaitSeconds;
     try {
-      let status: ExitStatus | null = null;
-      if (seconds > 0) {
-        try {
-          status = await this.waitFor(terminalId, seconds, budget, context);
-        } catch (error) {
-          if (context.signal.aborted) this.orphans.set(terminalId, spec.command);
-          throw error;
-        }
-      }
-      const snapshot = await this.host.output(terminalId, context.caller);
-      const notes =
-        (status ?? snapshot.exitStatus) === null
-          ? [
-              seconds > 0
-                ? `Still running after ${seconds} s; it keeps running. Call terminal_wait_for_exit with this terminalId for the output that follows and the exit status, or terminal_kill to stop it.`
-                : 'Started; it keeps running. Call terminal_wait_for_exit with this terminalId for its output and exit status, or terminal_kill to stop it.',
-            ]
-          : [];
-      return this.withOutput(
-        { terminalId },
-        snapshot,
-        status ?? snapshot.exitStatus,
-        notes,
-        budget,
-        terminalId,
-      );
+      const outcome = await this.started(terminalId, seconds, budget, context);
+      // Cancelled at any point after the spawn: no result will be sent, so the next one names the handle.
+      if (context.signal.aborted) throw context.signal.reason;
+      return outcome;
     } catch (error) {
-      if (context.signal.aborted || !TermhostError.is(error)) throw error;
+      if (context.signal.aborted) {
+        this.orphans.set(terminalId, spec.command);
+        throw error;
+      }
+      if (!TermhostError.is(error)) throw error;
       // The command runs: whatever failed after the spawn, the model needs its handle.
       return toolError(
         `The command started as terminalId "${terminalId}", but reading it failed: ${describeTermhostError(error)}`,
       );
     }
+  }
+
+  /** The rest of a create once the command runs: the wait, then the output so far. */
+  private async started(
+    terminalId: string,
+    seconds: number,
+    budget: number,
+    context: ToolCallContext,
+  ): Promise<ToolOutcome> {
+    const status = seconds > 0 ? await this.waitFor(terminalId, seconds, budget, context) : null;
+    const snapshot = await this.host.output(terminalId, context.caller);
+    const exit = status ?? snapshot.exitStatus;
+    const notes =
+      exit === null
+        ? [
+            seconds > 0
+              ? `Still running after ${seconds} s; it keeps running. Call terminal_wait_for_exit with this terminalId for the output that follows and the exit status, or terminal_kill to stop it.`
+              : 'Started; it keeps running. Call terminal_wait_for_exit with this terminalId for its output and exit status, or terminal_kill to stop it.',
+          ]
+        : [];
+    return this.withOutput({ terminalId }, snapshot, exit, notes, budget, terminalId);
   }
 
   private async output(
@@ -325,7 +328,7 @@ export class TerminalTools {
   }
 
   private orphanNote(terminalId: string, command: string): string {
-    return `A cancelled terminal_create left its command running: terminalId "${terminalId}" (${quoted(command)}). Call terminal_wait_for_exit or terminal_output to read it, terminal_kill to stop it.`;
+    return `A terminal_create was cancelled after its command started: terminalId "${terminalId}" (${quoted(command)}). It was not stopped: call terminal_wait_for_exit for its output and exit status, or terminal_kill to stop it.`;
   }
 
   /** Appends a note for each terminal whose creating call was cancelled, once. */

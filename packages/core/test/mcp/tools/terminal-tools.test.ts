@@ -4,6 +4,7 @@
  * a cancelled create. The e2e suites run the same behaviours with real clients
  * and processes.
  */
+import { TermhostError } from '@termgate/termhost';
 import { AjvSchemaValidator } from '../../../src/adapters/ajv-schema-validator.js';
 import { McpServer } from '../../../src/mcp/mcp-server.js';
 import { InMemoryChannel, type TestClient } from '../../support/in-memory-channel.js';
@@ -89,6 +90,24 @@ describe('terminal_create with a wait', () => {
     host.exit('t1', { exitCode: 0, signal: null, timedOut: false });
     const now = await call(client, 2, 'terminal_create', { command: 'b', waitSeconds: 0 });
     expect(now.structuredContent).toMatchObject({ terminalId: 't2', running: true });
+  });
+});
+
+describe('terminal_create after the spawn', () => {
+  it('names the handle when reading the started command is refused, so the model can still stop it', async () => {
+    const { client, host } = setup({ defaultCreateWaitSeconds: 0 });
+    host.refuseOutputWith = new TermhostError('GATE_DENIED', 'output denied: no reads here', {
+      verb: 'output',
+      reason: 'no reads here',
+      ruleIds: ['no-reads'],
+    });
+    const result = await call(client, 1, 'terminal_create', { command: 'server' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^The command started as terminalId "t1", but reading it failed: Denied by policy: no reads here/,
+    );
+    // Still running, not killed: the handle in the message is live.
+    expect(host.terminals.get('t1')?.exit).toBeNull();
   });
 });
 
@@ -192,7 +211,7 @@ describe('a cancelled terminal_create', () => {
     expect((await host.output('t1')).exitStatus).toBeNull();
     const next = await call(client, 2, 'terminal_create', { command: 'true', waitSeconds: 0 });
     expect(textOf(next)).toMatch(
-      /A cancelled terminal_create left its command running: terminalId "t1" \("npm test"\)/,
+      /A terminal_create was cancelled after its command started: terminalId "t1" \("npm test"\)/,
     );
     const after = await call(client, 3, 'terminal_output', { terminalId: 't2' });
     expect(textOf(after)).not.toMatch(/cancelled/);
