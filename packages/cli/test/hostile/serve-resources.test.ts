@@ -3,7 +3,9 @@
  * descriptors and a client that stops reading.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   auditArgs,
@@ -14,6 +16,7 @@ import {
   removeAuditFiles,
   SERVER_BIN,
   structuredResult,
+  unsandboxedDefaultPolicy,
   WireServer,
 } from '../e2e/support/wire-server.js';
 import { peakRss, spawnedPids } from './support/proc.js';
@@ -77,7 +80,16 @@ describe('serve: commands start with only stdin, stdout and stderr', () => {
 
 describe('serve: a client that stops reading', () => {
   test('keeps the server memory bounded, loses nothing, and is served again when it reads', async () => {
-    const server = WireServer.start(['--log-level', 'silent']);
+    // Answers of a full 1 MiB each: the policy's ceiling on a result's characters is raised to allow them.
+    const policy = path.join(mkdtempSync(path.join(tmpdir(), 'termgate-paused-')), 'policy.yaml');
+    writeFileSync(
+      policy,
+      readFileSync(unsandboxedDefaultPolicy(), 'utf8').replace(
+        /^limits:\n/m,
+        'limits:\n  maxOutputChars: 1100000\n',
+      ),
+    );
+    const server = WireServer.start(['--log-level', 'silent', '--policy', policy]);
     try {
       const created = await server.request(
         'tools/call',
@@ -98,7 +110,7 @@ describe('serve: a client that stops reading', () => {
           jsonrpc: '2.0',
           id,
           method: 'tools/call',
-          params: modern({ name: 'terminal_output', arguments: { terminalId } }),
+          params: modern({ name: 'terminal_output', arguments: { terminalId, maxOutputChars: 1100000 } }),
         });
       }
       // Let the server do all it will do while nobody reads (a pause for polling, not an assertion).

@@ -5,7 +5,6 @@
  * client out, and a cancelled create whose handle stays reachable.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { type ProgressUpdate, structured, type ToolCaller, type ToolCallResult } from './client-scenarios.js';
 
@@ -15,7 +14,8 @@ export function resultText(result: ToolCallResult): string {
 }
 
 function scratch(): { dir: string; gate: string; done: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-onecall-'));
+  // Not under /tmp: a sandboxed command has a private /tmp and would never see the gate file.
+  const dir = mkdtempSync('/var/tmp/termgate-e2e-onecall-');
   return { dir, gate: path.join(dir, 'gate'), done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
