@@ -3,14 +3,15 @@ import { ENV_DENY_FLOOR, globToRegExp, matchesAny } from '../policy-file/name-gl
 import { isInside } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy } from '../policy-file/policy-types.js';
 import type { Assignment } from '../shell/analysis.js';
+import { EnvNameMatcher, indirectionReason } from './env-names.js';
 
 /** The env and cwd part of a policy, compiled. */
 export class RequestChecks {
-  private readonly denied: readonly RegExp[];
+  private readonly denied: EnvNameMatcher;
   private readonly clientSettable: readonly RegExp[];
 
   constructor(private readonly policy: LoadedPolicy) {
-    this.denied = [...ENV_DENY_FLOOR, ...policy.env.deny].map(globToRegExp);
+    this.denied = new EnvNameMatcher([...ENV_DENY_FLOOR, ...policy.env.deny]);
     this.clientSettable = policy.env.allowClientSet.map(globToRegExp);
   }
 
@@ -28,7 +29,7 @@ export class RequestChecks {
   envProblems(request: CommandRequest): string[] {
     const problems: string[] = [];
     for (const name of Object.keys(request.env)) {
-      if (matchesAny(name, this.denied)) problems.push(`the client may not set ${name} (env.deny)`);
+      if (this.denied.matches(name)) problems.push(`the client may not set ${name} (env.deny${why(name)})`);
       else if (!matchesAny(name, this.clientSettable))
         problems.push(`the client may not set ${name} (not in env.allowClientSet)`);
     }
@@ -38,7 +39,12 @@ export class RequestChecks {
   /** One reason per in-line assignment (`LD_PRELOAD=… ls`, `export`, `env NAME=…`) of a denied name. */
   assignmentProblems(assignments: readonly Assignment[]): string[] {
     return assignments
-      .filter((a) => matchesAny(a.name, this.denied))
-      .map((a) => `the line sets ${a.name}, which env.deny forbids`);
+      .filter((a) => this.denied.matches(a.name))
+      .map((a) => `the line sets ${a.name}, which env.deny forbids${why(a.name)}`);
   }
+}
+
+function why(name: string): string {
+  const reason = indirectionReason(name);
+  return reason ? `: ${reason}` : '';
 }

@@ -1,0 +1,109 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, posix } from 'node:path';
+import picomatch from 'picomatch';
+import { realpathOrNull } from '../policy-file/policy-paths.js';
+import type { Token } from '../shell/analysis.js';
+
+/** One path a command may touch, as a `path:` rule sees it. */
+export interface TouchedPath {
+  /** The argument it came from, as written after unquoting. */
+  readonly word: string;
+  /**
+   * Absolute, `~` expanded, `.`/`..` removed as text; or, when `glob` is set,
+   * an absolute or relative glob standing for every path it may be.
+   */
+  readonly path: string;
+  /** `path` with existing symlinks resolved (realpath), when it exists. */
+  readonly physical?: string;
+  /**
+   * Not resolved to one path: a glob that matched nothing when judged, or a
+   * relative path below a directory not known in advance (`**` + path).
+   */
+  readonly glob?: boolean;
+}
+
+/** Most matches taken from one glob; past it, the glob itself stands for them. */
+const MAX_GLOB_MATCHES = 256;
+
+/**
+ * The paths a command's arguments may name: every argument after argv[0]
+ * (and the value of a `--name=value` option) is read as a path, relative
+ * ones against each directory the line may be in (`dirs`; `null` when
+ * unknown). An unquoted leading `~` is the home directory; a glob is
+ * expanded against the filesystem now, as bash would (hidden files only for
+ * a pattern starting with `.`); one that matches nothing is kept as a glob.
+ * Words built from expansions are not paths here (they are dynamic).
+ */
+export function touchedPaths(words: readonly Token[], dirs: readonly string[] | null): TouchedPath[] {
+  const out: TouchedPath[] = [];
+  for (const token of words.slice(1)) {
+    if (!token.literal || token.text === '') continue;
+    for (const word of candidates(token.text)) {
+      const text = token.tilde && /^~(\/|$)/.test(word) ? homedir() + word.slice(1) : word;
+      if (token.tilde && /^~[^/]/.test(word)) continue;
+      if (isAbsolute(text)) out.push(...resolved(word, text, token.glob));
+      else if (dirs === null) out.push({ word, path: `**/${text}`, glob: true });
+      else for (const dir of dirs) out.push(...resolved(word, posix.join(dir, text), token.glob));
+    }
+  }
+  return out;
+}
+
+/** The argument, and the value of `--name=value`. */
+function candidates(text: string): string[] {
+  const eq = /^--[A-Za-z0-9-]+=(.+)$/.exec(text);
+  return eq ? [text, eq[1]!] : [text];
+}
+
+function resolved(word: string, absolute: string, glob: boolean): TouchedPath[] {
+  if (glob) {
+    const matches = expandGlob(absolute);
+    if (matches === null || matches.length === 0) return [{ word, path: absolute, glob: true }];
+    return matches.map((m) => physical(word, m));
+  }
+  return [physical(word, posix.resolve(absolute))];
+}
+
+function physical(word: string, path: string): TouchedPath {
+  const real = realpathOrNull(path);
+  return real !== null && real !== path ? { word, path, physical: real } : { word, path };
+}
+
+/**
+ * Pathname expansion of an absolute glob, segment by segment with
+ * picomatch: `*`, `?` and `[…]` never match `/`, and match a leading `.`
+ * only when the segment's pattern starts with one. `null` when there are
+ * more than `MAX_GLOB_MATCHES` matches.
+ */
+function expandGlob(pattern: string): string[] | null {
+  let found = ['/'];
+  for (const segment of pattern.split('/').filter((s) => s !== '')) {
+    const next: string[] = [];
+    if (!/[*?[]/.test(segment)) {
+      for (const dir of found) next.push(posix.join(dir, segment));
+    } else {
+      const match = picomatch(segment, { dot: segment.startsWith('.'), nobrace: true, noextglob: true });
+      for (const dir of found) {
+        let names: string[];
+        try {
+          names = readdirSync(dir);
+        } catch {
+          continue;
+        }
+        for (const name of names) if (match(name)) next.push(posix.join(dir, name));
+      }
+    }
+    if (next.length > MAX_GLOB_MATCHES) return null;
+    found = next;
+  }
+  // A literal segment after a glob keeps only the paths that exist (a dangling symlink counts).
+  return found.filter((p) => {
+    try {
+      lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
