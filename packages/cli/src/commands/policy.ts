@@ -5,15 +5,18 @@ import {
   createPolicyEngine,
   type Explanation,
   type LoadedPolicy,
+  lintPolicy,
   loadPolicyFile,
   type PolicyEngine,
   PolicyError,
   runPolicyTests,
 } from '@termgate/policy';
+import { defaultAuditPath } from '../serve/default-audit-path.js';
 import type { CliCommand, CliIo } from './cli-io.js';
 
 export const POLICY_USAGE = `Usage:
-  termgate policy check FILE                 validate a policy file
+  termgate policy check FILE                 validate a policy file (and its rules' match:/notMatch:
+                                             examples); footguns are printed as warnings on stderr
   termgate policy test FILE                  run the policy's embedded tests
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND LINE
                                              judge one command line (--argv: the words are argv, no shell)
@@ -76,9 +79,17 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { positionals } = parse(args);
   if (positionals.length !== 1) throw new UsageError('check takes exactly one FILE');
   const policy = await loadPolicyFile(fileArg(positionals));
+  // Creating the engine checks every rule's match:/notMatch: examples.
+  await createPolicyEngine(policy);
   io.stdout.write(
     `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s), sha256 ${policy.sha256}\n`,
   );
+  for (const w of lintPolicy(policy, { auditPath: defaultAuditPath() })) {
+    const where = w.position
+      ? `${policy.path}:${w.position.line}:${w.position.column}: `
+      : `${policy.path}: `;
+    io.stderr.write(`warning: ${where}${w.message} [${w.code}]\n`);
+  }
   return 0;
 }
 

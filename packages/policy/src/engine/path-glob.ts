@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { picomatch } from './picomatch.js';
 
 /**
  * Path globs for rules (`path:`), with picomatch's syntax: `*` and `?`

@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, posix } from 'node:path';
-import picomatch from 'picomatch';
 import { realpathOrNull } from '../policy-file/policy-paths.js';
 import type { Token } from '../shell/analysis.js';
+import { picomatch } from './picomatch.js';
 
 /** One path a command may touch, as a `path:` rule sees it. */
 export interface TouchedPath {
@@ -37,8 +37,9 @@ const MAX_GLOB_MATCHES = 256;
  */
 export function touchedPaths(words: readonly Token[], dirs: readonly string[] | null): TouchedPath[] {
   const out: TouchedPath[] = [];
-  for (const token of words.slice(1)) {
-    if (!token.literal || token.text === '') continue;
+  for (const raw of words.slice(1)) {
+    const token = raw.literal ? raw : homeRelative(raw);
+    if (token === null || token.text === '') continue;
     for (const word of candidates(token.text)) {
       const text = token.tilde && /^~(\/|$)/.test(word) ? homedir() + word.slice(1) : word;
       if (token.tilde && /^~[^/]/.test(word)) continue;
@@ -48,6 +49,20 @@ export function touchedPaths(words: readonly Token[], dirs: readonly string[] | 
     }
   }
   return out;
+}
+
+/**
+ * `$HOME/…`, `"${HOME}"/…`: a word whose only expansion is a leading HOME
+ * is the home directory plus the rest (HOME cannot be set by a line the
+ * default policy allows). Other words built from expansions name no path
+ * known in advance: null.
+ */
+function homeRelative(token: Token): Token | null {
+  const unquoted = token.text.replaceAll('"', '');
+  const m = /^\$(?:HOME|\{HOME\})(\/.*)?$/.exec(unquoted);
+  if (!m || /[$`'\\]/.test(m[1] ?? '')) return null;
+  const rest = m[1] ?? '';
+  return { text: `~${rest}`, literal: true, glob: /[*?[]/.test(rest), brace: false, tilde: true };
 }
 
 /** The argument, and the value of `--name=value`. */
