@@ -1,8 +1,7 @@
-import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
 import { PolicyError, type PolicyIssue } from '../policy-file/policy-error.js';
-import { realpathOrNull } from '../policy-file/policy-paths.js';
+import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, PolicyRule } from '../policy-file/policy-types.js';
 import type { CommandJudge } from '../ports/command-judge.js';
 import { type LineAnalysis, literalToken } from '../shell/analysis.js';
@@ -316,13 +315,13 @@ function possibleDirectories(analysis: LineAnalysis, cwd: string): string[] | nu
       );
     // `cd` alone goes home.
     if (operands.length === 0 && name === 'cd' && homeKnown) {
-      dirs.add(homedir());
+      dirs.add(homeDirectory());
       continue;
     }
     if (operands.length !== 1) return null;
     const operand = operands[0]!;
     let target = operand.text;
-    if (operand.tilde && homeKnown && /^~(\/|$)/.test(target)) target = homedir() + target.slice(1);
+    if (operand.tilde && homeKnown && /^~(\/|$)/.test(target)) target = homeDirectory() + target.slice(1);
     // Expansions and globs (or a quoted `$`, conservatively) are not known in advance.
     if (target === '' || target === '-' || /^\+|[$`*?[]/.test(target)) return null;
     if (operand.tilde && target.startsWith('~')) return null; // `~user`, or HOME set in the line

@@ -1,7 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, posix } from 'node:path';
-import { realpathOrNull } from '../policy-file/policy-paths.js';
+import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { Token } from '../shell/analysis.js';
 import { picomatch } from './picomatch.js';
 
@@ -41,7 +40,7 @@ export function touchedPaths(words: readonly Token[], dirs: readonly string[] | 
     const token = raw.literal ? raw : homeRelative(raw);
     if (token === null || token.text === '') continue;
     for (const word of candidates(token.text)) {
-      const text = token.tilde && /^~(\/|$)/.test(word) ? homedir() + word.slice(1) : word;
+      const text = token.tilde && /^~(\/|$)/.test(word) ? homeDirectory() + word.slice(1) : word;
       if (token.tilde && /^~[^/]/.test(word)) continue;
       if (isAbsolute(text)) out.push(...resolved(word, text, token.glob));
       else if (dirs === null) out.push({ word, path: `**/${text}`, glob: true });
@@ -65,9 +64,9 @@ function homeRelative(token: Token): Token | null {
   return { text: `~${rest}`, literal: true, glob: /[*?[]/.test(rest), brace: false, tilde: true };
 }
 
-/** The argument, and the value of `--name=value`. */
+/** The argument, and the value of `--name=value` or `name=value` (`dd if=FILE`). */
 function candidates(text: string): string[] {
-  const eq = /^--[A-Za-z0-9-]+=(.+)$/.exec(text);
+  const eq = /^(?:--[A-Za-z0-9-]+|[A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(text);
   return eq ? [text, eq[1]!] : [text];
 }
 
@@ -75,7 +74,7 @@ function resolved(word: string, absolute: string, glob: boolean): TouchedPath[] 
   if (glob) {
     const matches = expandGlob(absolute);
     if (matches === null || matches.length === 0) return [{ word, path: absolute, glob: true }];
-    return matches.map((m) => physical(word, m));
+    return matches.map((m) => physical(word, posix.resolve(m)));
   }
   return [physical(word, posix.resolve(absolute))];
 }

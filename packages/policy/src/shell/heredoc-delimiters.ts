@@ -1,4 +1,5 @@
-import type { Node } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
+import { type BashParser, ParseBudgetError } from './bash-grammar.js';
 
 /** Characters that end an unquoted shell word. */
 const WORD_END = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
@@ -10,25 +11,25 @@ const WORD_END = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
  * quotes (`EOF`) and, because some part was quoted, takes the body
  * literally, exactly as for `<<'EOF'`.
  *
- * Returns `source` with each such delimiter (found at a `heredoc_redirect`
- * the first parse located, so never inside a string) rewritten as
+ * Returns `source` with each such delimiter (found at a `heredoc_start`
+ * the first parse located right after `<<`, so never inside a string) rewritten as
  * `'EOF'`, padded with blanks after the closing quote so every byte offset
  * stays where it was; `null` when there is nothing to rewrite, or a
  * delimiter cannot be rewritten (it holds a `'`, `$'…'`, or is shorter
  * once quoted).
  */
 export function requoteHeredocDelimiters(source: string, root: Node): string | null {
-  const redirects: Node[] = [];
-  collect(root, redirects);
+  const starts: Node[] = [];
+  collect(root, starts);
   let out = source;
   let changed = false;
-  for (const node of redirects) {
-    let at = node.startIndex;
-    while (at < source.length && source[at] !== '<') at++;
-    if (source.slice(at, at + 2) !== '<<' || source[at + 2] === '<') continue;
-    at += 2;
-    if (source[at] === '-') at++;
-    while (source[at] === ' ' || source[at] === '\t') at++;
+  for (const node of starts) {
+    const at = node.startIndex;
+    // The delimiter must follow `<<` or `<<-` (and blanks), as bash requires.
+    let op = at;
+    while (op > 0 && (source[op - 1] === ' ' || source[op - 1] === '\t')) op--;
+    if (source[op - 1] === '-') op--;
+    if (source.slice(op - 2, op) !== '<<' || source[op - 3] === '<') continue;
     const word = readWord(source, at);
     if (word === null || !word.quoted) continue;
     if (word.value.includes("'") || word.value === '') return null;
@@ -43,7 +44,7 @@ export function requoteHeredocDelimiters(source: string, root: Node): string | n
 }
 
 function collect(node: Node, into: Node[]): void {
-  if (node.type === 'heredoc_redirect') into.push(node);
+  if (node.type === 'heredoc_start') into.push(node);
   for (const child of node.namedChildren) if (child) collect(child, into);
 }
 
@@ -84,4 +85,31 @@ function readWord(source: string, start: number): { value: string; end: number; 
     }
   }
   return { value, end: i, quoted };
+}
+
+/**
+ * When `tree` (the parse of `source`) failed and a partly quoted
+ * here-document delimiter is to blame, the tree of the same source with it
+ * re-quoted (offsets kept); otherwise `tree`. Deletes whichever tree it
+ * does not return.
+ */
+export function reparseRequoted(parser: BashParser, source: string, tree: Tree): Tree {
+  const requoted = tree.rootNode.hasError ? requoteHeredocDelimiters(source, tree.rootNode) : null;
+  if (requoted === null) return tree;
+  let again: Tree;
+  try {
+    again = parser.parse(requoted);
+  } catch (error) {
+    if (!(error instanceof ParseBudgetError)) {
+      tree.delete();
+      throw error;
+    }
+    return tree;
+  }
+  if (again.rootNode.hasError) {
+    again.delete();
+    return tree;
+  }
+  tree.delete();
+  return again;
 }

@@ -10,8 +10,9 @@ import {
   type Token,
 } from './analysis.js';
 import { decodeAnsiC } from './ansi-c.js';
+import { findQuotedDollar, QUOTED_STRINGS } from './arithmetic-quotes.js';
 import { type BashParser, ParseBudgetError } from './bash-grammar.js';
-import { requoteHeredocDelimiters } from './heredoc-delimiters.js';
+import { reparseRequoted } from './heredoc-delimiters.js';
 import { prelex } from './prelex.js';
 import { assignedNames, dynamicReason } from './special-programs.js';
 import { wordToken } from './words.js';
@@ -280,20 +281,12 @@ class Extraction {
     let tree: Tree;
     try {
       tree = this.parser.parse(source);
-      const requoted = tree.rootNode.hasError ? requoteHeredocDelimiters(source, tree.rootNode) : null;
-      if (requoted !== null) {
-        const again = this.parser.parse(requoted);
-        if (again.rootNode.hasError) again.delete();
-        else {
-          tree.delete();
-          tree = again;
-        }
-      }
     } catch (error) {
       if (!(error instanceof ParseBudgetError)) throw error;
       this.problem(scope, 'unparseable', error.message, scope.outerRange);
       return;
     }
+    tree = reparseRequoted(this.parser, source, tree);
     try {
       const root = tree.rootNode;
       if (root.hasError) {
@@ -971,23 +964,6 @@ function collectFunctions(node: Node, into: Set<string>): void {
     if (name) into.add(wordToken([name]).text);
   }
   for (const child of node.namedChildren) if (child) collectFunctions(child, into);
-}
-
-const QUOTED_STRINGS = new Set(['raw_string', 'ansi_c_string', 'string', 'translated_string']);
-
-/** The first `'…'`/`$'…'` below `node` whose text (or decoding) holds a `$` or backquote. */
-function findQuotedDollar(node: Node): Node | null {
-  for (const child of node.namedChildren) {
-    if (!child) continue;
-    if (child.type === 'raw_string' || child.type === 'ansi_c_string') {
-      const decoded = child.type === 'ansi_c_string' ? decodeAnsiC(child.text.slice(2, -1)) : '';
-      if (/[$`]/.test(child.text) || decoded === null || /[$`]/.test(decoded)) return child;
-      continue;
-    }
-    const found = findQuotedDollar(child);
-    if (found) return found;
-  }
-  return null;
 }
 
 function collectOperators(node: Node, into: string[]): void {
