@@ -651,6 +651,15 @@ class Extraction {
       );
     }
     for (const a of wrapped.assignments) {
+      const assigned = a.text.slice(0, a.text.indexOf('='));
+      if (inner.replace && assigned.includes(inner.replace)) {
+        this.problem(
+          scope,
+          'dynamic',
+          `the variable name \`${assigned}\` holds the placeholder \`${inner.replace}\` (run-time input)`,
+          at,
+        );
+      }
       this.assignments.push({
         name: a.text.slice(0, a.text.indexOf('=')),
         ...(at ? { range: at } : {}),

@@ -217,7 +217,8 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
     scripts: [],
     assignments,
     ...(replace ? { replace } : {}),
-    ...(name === 'xargs' ? { appendsInput: true } : {}),
+    // With -I, xargs substitutes the input instead of appending it.
+    ...(name === 'xargs' && !replace ? { appendsInput: true } : {}),
   };
 }
 

@@ -53,6 +53,7 @@ describe('launchers that get their program at run time', () => {
     'xargs bash',
     'xargs -0 env X=1',
     'xargs env xargs',
+    'xargs -I{} env {}=1 ls',
   ])('%s is dynamic', (line) => {
     expect(kinds(analyzer.analyzeLine(line))).toContain('dynamic');
   });
@@ -64,6 +65,8 @@ describe('launchers that get their program at run time', () => {
       ['xargs bash -c wc -l "$@" _', 'bash -c wc -l "$@" _ [xargs]', 'wc -l "$@" [xargs>bash -c]'],
     ],
     ['xargs env X=1 ls', ['xargs env X=1 ls', 'env X=1 ls [xargs]', 'ls [xargs>env]']],
+    // With -I the input replaces `{}` as one word: it cannot add a program or find expression.
+    ['xargs -I{} find {} -name x', ['xargs -I{} find {} -name x', 'find {} -name x [xargs]']],
   ])('%s names its program', (line, expected) => {
     const analysis = analyzer.analyzeLine(line);
     expect({ commands: commands(analysis), problems: analysis.problems }).toEqual({
