@@ -76,7 +76,9 @@ export class CompiledRule {
       const mine = segments(t.path);
       return patterns.some((p) => globsMayMeet(p.segments, mine));
     }
-    return patterns.some((p) => p.test(t.path) || (t.physical !== undefined && p.test(t.physical)));
+    if (patterns.some((p) => p.test(t.path))) return true;
+    const real = t.physical();
+    return real !== undefined && patterns.some((p) => p.test(real));
   }
 }
 

@@ -1,6 +1,6 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, posix } from 'node:path';
-import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
+import { homeDirectory } from '../policy-file/policy-paths.js';
 import type { Token } from '../shell/analysis.js';
 import { picomatch } from './picomatch.js';
 
@@ -13,8 +13,8 @@ export interface TouchedPath {
    * an absolute or relative glob standing for every path it may be.
    */
   readonly path: string;
-  /** `path` with existing symlinks resolved (realpath), when it exists. */
-  readonly physical?: string;
+  /** `path` with existing symlinks resolved (realpath), when it exists and differs; computed on first use. */
+  physical(): string | undefined;
   /**
    * Not resolved to one path: a glob that matched nothing when judged, or a
    * relative path below a directory not known in advance (`**` + path).
@@ -43,7 +43,7 @@ export function touchedPaths(words: readonly Token[], dirs: readonly string[] | 
       const text = token.tilde && /^~(\/|$)/.test(word) ? homeDirectory() + word.slice(1) : word;
       if (token.tilde && /^~[^/]/.test(word)) continue;
       if (isAbsolute(text)) out.push(...resolved(word, text, token.glob));
-      else if (dirs === null) out.push({ word, path: `**/${text}`, glob: true });
+      else if (dirs === null) out.push(unresolved(word, `**/${text}`));
       else for (const dir of dirs) out.push(...resolved(word, posix.join(dir, text), token.glob));
     }
   }
@@ -73,15 +73,38 @@ function candidates(text: string): string[] {
 function resolved(word: string, absolute: string, glob: boolean): TouchedPath[] {
   if (glob) {
     const matches = expandGlob(absolute);
-    if (matches === null || matches.length === 0) return [{ word, path: absolute, glob: true }];
+    if (matches === null || matches.length === 0) return [unresolved(word, absolute)];
     return matches.map((m) => physical(word, posix.resolve(m)));
   }
   return [physical(word, posix.resolve(absolute))];
 }
 
+function unresolved(word: string, path: string): TouchedPath {
+  return { word, path, glob: true, physical: () => undefined };
+}
+
 function physical(word: string, path: string): TouchedPath {
-  const real = realpathOrNull(path);
-  return real !== null && real !== path ? { word, path, physical: real } : { word, path };
+  let real: string | null | undefined;
+  return {
+    word,
+    path,
+    physical: () => {
+      if (real === undefined) {
+        // A path that does not exist opens nothing; lstat first, as a failed realpath is slow.
+        // Option words (`-n`, `--x=y`) are taken as written: stat'ing each costs more than
+        // the rest of the judgement, and a file named like an option is rare.
+        real = null;
+        if (!word.startsWith('-') && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+          try {
+            real = realpathSync.native(path);
+          } catch {
+            real = null;
+          }
+        }
+      }
+      return real !== null && real !== path ? real : undefined;
+    },
+  };
 }
 
 /**
