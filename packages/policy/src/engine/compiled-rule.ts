@@ -45,7 +45,8 @@ export class CompiledRule {
   matches(command: SimpleCommand, cwd: string | null, facts: CommandFacts): boolean {
     const { rule } = this;
     const args = command.argv.slice(1);
-    if (rule.program && !rule.program.some((p) => programMatches(p, command.program))) return false;
+    const byName = rule.program?.filter((p) => programMatches(p, command.program));
+    if (byName?.length === 0) return false;
     if (rule.argvPrefix && !rule.argvPrefix.some((prefix) => prefix.every((token, i) => args[i] === token))) {
       return false;
     }
@@ -57,8 +58,10 @@ export class CompiledRule {
     }
     if (rule.cwd && (cwd === null || !rule.cwd.some((d) => isInside(cwd, d)))) return false;
     if (this.paths && !facts.touched().some((t) => this.touches(t))) return false;
-    // A name alone does not prove identity: an allow rule on a basename needs the file it runs.
-    if (rule.decision === 'allow' && rule.program?.some((p) => !isAbsolute(p)) && !facts.identity().trusted) {
+    // A name alone does not prove identity: an allow rule matched by a basename needs the file it runs.
+    // (An absolute path in the rule is the policy naming the file itself.)
+    const named = byName?.every((p) => !isAbsolute(p)) === true;
+    if (rule.decision === 'allow' && named && !facts.identity().trusted) {
       return false;
     }
     return true;

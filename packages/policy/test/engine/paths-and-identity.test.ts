@@ -148,6 +148,15 @@ describe('program identity', () => {
     expect(open.judge(line('ln -s /usr/bin/git x && ls')).decision).toBe('allow');
   });
 
+  test('an absolute path in an allow rule is the policy naming the file: it matches wherever it lies', async () => {
+    const pinned = await engine(
+      `  - { id: pinned, decision: allow, program: ['${work}/bin/ls', cat] }\n`,
+      'default: deny\n',
+    );
+    expect(pinned.judge(line(`${work}/bin/ls`)).ruleIds).toEqual(['pinned']);
+    expect(pinned.judge(line('./bin/ls')).decision).toBe('deny');
+  });
+
   test('deny rules match by basename wherever the program is', () => {
     expect(strict.judge(line('./bin/sudo id')).ruleIds).toEqual(['no-sudo']);
   });
