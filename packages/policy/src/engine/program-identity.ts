@@ -16,20 +16,32 @@ const BUILTINS = new Set(
 );
 
 /**
- * Programs that create or replace the files named in their arguments: a
- * program the same line runs by one of those names may be anything.
+ * Programs that copy or link an existing file to the names in their
+ * arguments: a program the same line then runs by one of those names may
+ * be any program on the machine under another name (`ln -s /usr/bin/sudo x
+ * && ./x`). Such a line is refused under every policy.
  */
-const CREATORS = new Set([
+export const COPIERS: ReadonlySet<string> = new Set([
   'ln',
   'cp',
   'mv',
   'install',
-  'tee',
-  'curl',
-  'wget',
   'rsync',
   'scp',
   'dd',
+  'tee',
+]);
+
+/**
+ * Programs that create files named in their arguments from other content
+ * (downloads, builds, `touch`): what they make is a new workspace file,
+ * never a trusted tool, but running it is ordinary (`go build -o app &&
+ * ./app`), so it only keeps a basename allow rule from matching.
+ */
+const MAKERS: ReadonlySet<string> = new Set([
+  ...COPIERS,
+  'curl',
+  'wget',
   'touch',
   'gcc',
   'cc',
@@ -80,7 +92,7 @@ export interface LineFacts {
 export function identifyProgram(facts: LineFacts, index: number): ProgramIdentity {
   const command = facts.commands[index]!;
   const program = command.program;
-  const createdBy = creator(facts, index);
+  const createdBy = creator(facts, index, MAKERS);
   if (facts.shell && !program.includes('/') && BUILTINS.has(program))
     return createdBy ? { trusted: false, createdBy } : { trusted: true };
   const found = locate(program, facts);
@@ -132,11 +144,16 @@ function executable(path: string): string | null {
 
 /**
  * The earlier command (or redirection) that names the program's file:
- * a creator's argument or a redirection target that resolves to the same
- * path, or, for a name looked up on PATH, a path argument with that
- * basename (it may land in a PATH directory).
+ * an argument of one of `programs` (by default the copiers) or a
+ * redirection target that resolves to the same path, or, for a name looked
+ * up on PATH, a path argument with that basename (it may land in a PATH
+ * directory).
  */
-export function creator(facts: LineFacts, index: number): string | undefined {
+export function creator(
+  facts: LineFacts,
+  index: number,
+  programs: ReadonlySet<string> = COPIERS,
+): string | undefined {
   const command = facts.commands[index]!;
   const program = command.program;
   const name = basename(program);
@@ -145,7 +162,7 @@ export function creator(facts: LineFacts, index: number): string | undefined {
     targets === null ? word.includes('/') && basename(path) === name : targets.includes(path);
   for (let j = 0; j < index; j++) {
     const earlier = facts.commands[j]!;
-    if (!CREATORS.has(basename(earlier.program))) continue;
+    if (!programs.has(basename(earlier.program))) continue;
     for (const touched of touchedPaths(facts.words[j]!, facts.dirs)) {
       if (!touched.glob && names(touched.word, touched.path)) return earlier.argv.join(' ');
       if (touched.glob && basename(touched.path) === name) return earlier.argv.join(' ');

@@ -146,6 +146,14 @@ describe('program identity', () => {
     expect(open.judge(line('ln -s /usr/bin/sudo x && ./x id')).decision).toBe('deny');
     expect(open.judge(line('ln -s /usr/bin/sudo ~/bin/git; git status')).decision).toBe('deny');
     expect(open.judge(line('ln -s /usr/bin/git x && ls')).decision).toBe('allow');
+    // Building or downloading a program and running it is ordinary; it only is not a trusted tool.
+    expect(open.judge(line('go build -o app . && ./app')).decision).toBe('allow');
+    const made = await engine(
+      '  - { id: tools, decision: allow, program: [touch, zz-not-installed] }\n',
+      'default: deny\n',
+    );
+    expect(made.judge(line('zz-not-installed')).decision).toBe('allow');
+    expect(made.judge(line('touch /opt/x/zz-not-installed && zz-not-installed')).decision).toBe('deny');
   });
 
   test('an absolute path in an allow rule is the policy naming the file: it matches wherever it lies', async () => {
