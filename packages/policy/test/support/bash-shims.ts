@@ -26,8 +26,14 @@ export const REAL_TOOLS: Readonly<Record<string, string>> = {
   stdbuf: '/usr/bin/stdbuf',
   xargs: '/usr/bin/xargs',
   find: '/usr/bin/find',
-  time: '/usr/bin/time',
 };
+
+/**
+ * Launchers whose shim logs and then runs its arguments itself, as the real
+ * tool would, so the tests need no package beyond bash, coreutils and
+ * findutils (`/usr/bin/time` is in Debian's optional `time` package).
+ */
+export const ARGUMENT_RUNNERS: ReadonlySet<string> = new Set(['time']);
 
 /** One program execution a shim saw. */
 export interface Execution {
@@ -54,7 +60,12 @@ export function writeShims(
   for (const name of names) {
     const tool = real[name];
     const log = `entry=${shellQuote(name)}$'\\t'"$PWD"; for a in "$@"; do entry+=$'\\t'"$a"; done; printf '%s\\n' "$entry" >> ${shellQuote(logFile)}`;
-    const script = `#!/bin/bash\n${log}\n${tool && existsSync(tool) ? `exec ${tool} "$@"` : 'exit 0'}\n`;
+    const tail = ARGUMENT_RUNNERS.has(name)
+      ? 'exec "$@"'
+      : tool && existsSync(tool)
+        ? `exec ${tool} "$@"`
+        : 'exit 0';
+    const script = `#!/bin/bash\n${log}\n${tail}\n`;
     writeFileSync(join(dir, name), script);
     chmodSync(join(dir, name), 0o755);
   }
