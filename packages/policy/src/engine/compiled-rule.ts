@@ -3,7 +3,7 @@ import type { SimpleCommand } from '../decision.js';
 import { globToRegExp } from '../policy-file/name-glob.js';
 import { expandPolicyPath, isInside, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { PolicyRule } from '../policy-file/policy-types.js';
-import { compilePathGlob, globsMayMeet, segments } from './path-glob.js';
+import { compilePathGlobs, globsMayMeet, segments } from './path-glob.js';
 import type { ProgramIdentity } from './program-identity.js';
 import type { TouchedPath } from './touched-paths.js';
 
@@ -24,21 +24,20 @@ export interface CommandFacts {
   identity(): ProgramIdentity;
 }
 
-interface PathPattern {
-  readonly test: (path: string) => boolean;
-  readonly segments: readonly string[];
-}
-
 /** A rule ready to match: matchers AND-ed, alternatives within a matcher OR-ed. */
 export class CompiledRule {
   private readonly globs: readonly RegExp[] | undefined;
   private readonly regexes: readonly RegExp[] | undefined;
-  private readonly paths: readonly PathPattern[] | undefined;
+  /** Every `path:` pattern (as written and realpath'd) in one regex, and each one's segments. */
+  private readonly paths:
+    | { readonly test: RegExp; readonly segments: readonly (readonly string[])[] }
+    | undefined;
 
   constructor(readonly rule: PolicyRule) {
     this.globs = rule.glob?.map(globToRegExp);
     this.regexes = rule.regex?.map((r) => new RegExp(`^(?:${r})$`, 'u'));
-    this.paths = rule.path?.flatMap(pathPatterns);
+    const forms = rule.path?.flatMap(pathForms);
+    this.paths = forms && { test: compilePathGlobs(forms), segments: forms.map(segments) };
   }
 
   /** True when every matcher of the rule accepts `command` run in `cwd` (the resolved cwd, or null). */
@@ -73,20 +72,20 @@ export class CompiledRule {
    * and never an allow rule.
    */
   private touches(t: TouchedPath): boolean {
-    const patterns = this.paths!;
+    const paths = this.paths!;
     if (t.glob) {
       if (this.rule.decision !== 'deny') return false;
       const mine = segments(t.path);
-      return patterns.some((p) => globsMayMeet(p.segments, mine));
+      return paths.segments.some((p) => globsMayMeet(p, mine));
     }
-    if (patterns.some((p) => p.test(t.path))) return true;
+    if (paths.test.test(t.path)) return true;
     const real = t.physical();
-    return real !== undefined && patterns.some((p) => p.test(real));
+    return real !== undefined && paths.test.test(real);
   }
 }
 
 /** A `path:` pattern: expanded, normalised, and also with its literal directory prefix realpath'd. */
-function pathPatterns(written: string): PathPattern[] {
+function pathForms(written: string): string[] {
   const expanded = expandPolicyPath(written);
   const normal = expanded.startsWith('**') ? expanded : posix.normalize(expanded).replace(/(.)\/+$/, '$1');
   const forms = [normal];
@@ -94,7 +93,7 @@ function pathPatterns(written: string): PathPattern[] {
   const literal = wild === -1 ? normal : normal.slice(0, normal.lastIndexOf('/', wild));
   const real = literal === '' ? null : realpathOrNull(literal);
   if (real !== null && real !== literal) forms.push(real + normal.slice(literal.length));
-  return forms.map((f) => ({ test: compilePathGlob(f), segments: segments(f) }));
+  return forms;
 }
 
 /**

@@ -7,7 +7,18 @@ import { picomatch } from './picomatch.js';
  * character (`~/.ssh/**` sees `id_rsa` and `.hidden`).
  */
 export function compilePathGlob(pattern: string): (path: string) => boolean {
-  return picomatch(pattern, { dot: true });
+  const re = compilePathGlobs([pattern]);
+  return (path) => re.test(path);
+}
+
+/**
+ * One regex matching any of the globs: a path is tested once per rule, not
+ * once per pattern (picomatch's own matcher also re-formats its input on
+ * every call).
+ */
+export function compilePathGlobs(patterns: readonly string[]): RegExp {
+  const sources = patterns.map((p) => `(?:${picomatch.makeRe(p, { dot: true }).source})`);
+  return new RegExp(sources.join('|'));
 }
 
 /** Path segments of an absolute or relative path glob (no empty segments). */
