@@ -27,7 +27,8 @@ const MAX_GLOB_MATCHES = 256;
 
 /**
  * The paths a command's arguments may name: every argument after argv[0]
- * (and the value of a `--name=value` option) is read as a path, relative
+ * that is not an option word (and the value of a `--name=value` option or
+ * a `name=value` operand) is read as a path, relative
  * ones against each directory the line may be in (`dirs`; `null` when
  * unknown). An unquoted leading `~` is the home directory; a glob is
  * expanded against the filesystem now, as bash would (hidden files only for
@@ -64,9 +65,13 @@ function homeRelative(token: Token): Token | null {
   return { text: `~${rest}`, literal: true, glob: /[*?[]/.test(rest), brace: false, tilde: true };
 }
 
-/** The argument, and the value of `--name=value` or `name=value` (`dd if=FILE`). */
+/**
+ * The argument, and the value of `--name=value` or `name=value` (`dd if=FILE`).
+ * An option word (`-rf`, `--force`) names no path; its value does.
+ */
 function candidates(text: string): string[] {
   const eq = /^(?:--[A-Za-z0-9-]+|[A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(text);
+  if (text.startsWith('-')) return eq ? [eq[1]!] : [];
   return eq ? [text, eq[1]!] : [text];
 }
 
@@ -74,9 +79,15 @@ function resolved(word: string, absolute: string, glob: boolean): TouchedPath[] 
   if (glob) {
     const matches = expandGlob(absolute);
     if (matches === null || matches.length === 0) return [unresolved(word, absolute)];
-    return matches.map((m) => physical(word, posix.resolve(m)));
+    return matches.map((m) => physical(word, normal(m)));
   }
-  return [physical(word, posix.resolve(absolute))];
+  return [physical(word, normal(absolute))];
+}
+
+/** An absolute path with `.`, `..`, repeated and trailing slashes removed, as the kernel reads it. */
+function normal(absolute: string): string {
+  const path = posix.normalize(absolute);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 function unresolved(word: string, path: string): TouchedPath {
@@ -91,10 +102,8 @@ function physical(word: string, path: string): TouchedPath {
     physical: () => {
       if (real === undefined) {
         // A path that does not exist opens nothing; lstat first, as a failed realpath is slow.
-        // Option words (`-n`, `--x=y`) are taken as written: stat'ing each costs more than
-        // the rest of the judgement, and a file named like an option is rare.
         real = null;
-        if (!word.startsWith('-') && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+        if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
           try {
             real = realpathSync.native(path);
           } catch {
