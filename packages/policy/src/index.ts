@@ -69,6 +69,7 @@ export {
   PolicyEngine,
   type PolicyEngineOptions,
 } from './engine/policy-engine.js';
+export { lintPolicy, type PolicyLintOptions, type PolicyWarning } from './engine/policy-lint.js';
 export { type PolicyTestReport, type PolicyTestResult, runPolicyTests } from './engine/policy-tests.js';
 export { resolveWriteTarget, type WriteVerdict } from './engine/write-checks.js';
 export { loadPolicyFile, parsePolicyText } from './policy-file/load-policy.js';

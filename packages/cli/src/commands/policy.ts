@@ -6,6 +6,7 @@ import {
   type Explanation,
   INSTALL_ROOT,
   type LoadedPolicy,
+  lintPolicy,
   loadPolicyFile,
   type PolicyEngine,
   PolicyError,
@@ -14,10 +15,12 @@ import {
   sandboxProfileSha256,
 } from '@termgate/policy';
 import type { SandboxProfile } from '@termgate/termhost';
+import { defaultAuditPath } from '../serve/default-audit-path.js';
 import type { CliCommand, CliIo } from './cli-io.js';
 
 export const POLICY_USAGE = `Usage:
-  termgate policy check FILE                 validate a policy file
+  termgate policy check FILE                 validate a policy file (and its rules' match:/notMatch:
+                                             examples); footguns are printed as warnings on stderr
   termgate policy test FILE                  run the policy's embedded tests
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND LINE
                                              judge one command line (--argv: the words are argv, no shell)
@@ -80,9 +83,17 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { positionals } = parse(args);
   if (positionals.length !== 1) throw new UsageError('check takes exactly one FILE');
   const policy = await loadPolicyFile(fileArg(positionals));
+  // Creating the engine checks every rule's match:/notMatch: examples.
+  await createPolicyEngine(policy);
   io.stdout.write(
     `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s), sha256 ${policy.sha256}\n`,
   );
+  for (const w of lintPolicy(policy, { auditPath: defaultAuditPath() })) {
+    const where = w.position
+      ? `${policy.path}:${w.position.line}:${w.position.column}: `
+      : `${policy.path}: `;
+    io.stderr.write(`warning: ${where}${w.message} [${w.code}]\n`);
+  }
   return 0;
 }
 

@@ -32,11 +32,60 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test('check: ok summary for the shipped policies', async () => {
   for (const file of [DEFAULT, STRICT]) {
     const r = await run(['check', file]);
-    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.code).toBe(0);
     expect(r.out).toMatch(
       /^ok: .*: default (allow|deny), \d+ rule\(s\), \d+ test\(s\), sha256 [0-9a-f]{64}\n$/,
     );
+    // The only footgun left: this checkout is the cwd root, and the shipped files are in it.
+    expect(r.err).toBe(
+      `warning: ${file}: the policy file ${file} is inside the cwd root ${REPO}: a command can rewrite it [writable-policy-file]\n`,
+    );
   }
+});
+
+test('check: a flat argvPrefix is refused with the two intended forms', async () => {
+  const file = join(dir, 'flat.yaml');
+  writeFileSync(
+    file,
+    'default: deny\nrules:\n  - { id: git, decision: allow, program: git, argvPrefix: [status, log] }\n',
+  );
+  const r = await run(['check', file]);
+  expect(r.code).toBe(1);
+  expect(r.err).toContain(`${file}:3:`);
+  expect(r.err).toContain('rules[0].argvPrefix: argvPrefix must be a list of lists of words');
+  expect(r.err).toContain('`argvPrefix: [[status], [log], [diff]]`');
+  expect(r.err).toContain('`argvPrefix: [[commit, -m]]`');
+});
+
+test('check: a rule whose match:/notMatch: example fails makes the policy invalid', async () => {
+  const file = join(dir, 'examples.yaml');
+  writeFileSync(
+    file,
+    'default: deny\nrules:\n  - id: git-read\n    decision: allow\n    program: git\n    argvPrefix: [[status]]\n' +
+      "    match: ['git status', 'git log']\n    notMatch: ['git status --short']\n",
+  );
+  const r = await run(['check', file]);
+  expect(r.code).toBe(1);
+  expect(r.err).toContain('rules[0].match: rule "git-read" does not match its match example "git log"');
+  expect(r.err).toContain(
+    'rules[0].notMatch: rule "git-read" matches its notMatch example "git status --short"',
+  );
+  expect(r.err).not.toContain('"git status"');
+});
+
+test('check: warns about footguns without refusing the policy', async () => {
+  const file = join(dir, 'footguns.yaml');
+  writeFileSync(
+    file,
+    `default: allow\ncwd: { roots: ['${dir}'] }\nenv: { deny: [http_proxy, 'npm_config_*'] }\nrules:\n  - { id: no-sudo, decision: deny, program: sudo }\n`,
+  );
+  const r = await run(['check', file]);
+  expect(r.code).toBe(0);
+  expect(r.err).toContain('no rule names an interpreter');
+  expect(r.err).toContain('[interpreters-unruled]');
+  expect(r.err).toContain('env.deny `http_proxy` is case-sensitive and misses `HTTP_PROXY`');
+  expect(r.err).not.toContain('npm_config_*` is case-sensitive');
+  expect(r.err).toContain(`the policy file ${file} is inside the cwd root ${dir}`);
 });
 
 test('check: errors name file:line:col and the key', async () => {

@@ -1,15 +1,18 @@
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
-import { PolicyError } from '../policy-file/policy-error.js';
-import { realpathOrNull } from '../policy-file/policy-paths.js';
+import { PolicyError, type PolicyIssue } from '../policy-file/policy-error.js';
+import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, PolicyRule } from '../policy-file/policy-types.js';
 import type { CommandJudge } from '../ports/command-judge.js';
-import type { LineAnalysis } from '../shell/analysis.js';
+import { type LineAnalysis, literalToken } from '../shell/analysis.js';
 import { loadBashParser } from '../shell/bash-grammar.js';
 import { ShellAnalyzer } from '../shell/shell-analyzer.js';
-import { CompiledRule } from './compiled-rule.js';
+import { type CommandFacts, CompiledRule } from './compiled-rule.js';
 import { runPolicyTests } from './policy-tests.js';
+import { creator, identifyProgram, type LineFacts, type ProgramIdentity } from './program-identity.js';
 import { RequestChecks } from './request-checks.js';
+import { type TouchedPath, touchedPaths } from './touched-paths.js';
+import { writableRoots } from './writable-roots.js';
 import { WriteChecks, type WriteVerdict } from './write-checks.js';
 
 /** How one simple command was decided. */
@@ -36,12 +39,16 @@ export class PolicyEngine implements CommandJudge {
   private readonly rules: readonly CompiledRule[];
   private readonly checks: RequestChecks;
   private readonly writeChecks: WriteChecks;
+  private readonly writable: readonly string[];
+  private readonly inheritsPath: boolean;
 
   constructor(
     readonly policy: LoadedPolicy,
     private readonly analyzer: ShellAnalyzer,
   ) {
     this.rules = policy.rules.map((r) => new CompiledRule(r));
+    this.writable = writableRoots(policy);
+    this.inheritsPath = Object.hasOwn(policy.inheritedEnv({ PATH: '/' }), 'PATH');
     this.checks = new RequestChecks(policy);
     this.writeChecks = new WriteChecks(policy.writes);
   }
@@ -71,7 +78,7 @@ export class PolicyEngine implements CommandJudge {
       };
       return {
         decision,
-        analysis: { commands: [], problems: [], assignments: [], redirects: [] },
+        analysis: { commands: [], words: [], problems: [], assignments: [], redirects: [] },
         verdicts: [],
         writes: [],
         refusals: [],
@@ -95,8 +102,6 @@ export class PolicyEngine implements CommandJudge {
     }
     refusals.push(...this.checks.assignmentProblems(analysis.assignments));
 
-    const verdicts = analysis.commands.map((command) => this.verdict(command, resolvedCwd));
-    const denied = verdicts.filter((v) => v.decision === 'deny');
     // Dynamic targets are problems above; with allowDynamic they go unchecked, like `$cmd`.
     // A relative target after `cd`/`pushd` may land in any directory the line can be in by
     // then: it is judged against every one of them (any deny denies). When those directories
@@ -104,6 +109,20 @@ export class PolicyEngine implements CommandJudge {
     const base = resolvedCwd ?? request.cwd;
     const movesCwd = analysis.commands.find(changesDirectory);
     const dirs = movesCwd === undefined ? [base] : possibleDirectories(analysis, base);
+    const line: LineFacts = {
+      commands: analysis.commands,
+      words: analysis.words,
+      redirects: analysis.redirects,
+      dirs,
+      path: request.env.PATH ?? (this.inheritsPath ? process.env.PATH : undefined),
+      shell: request.args === null,
+      writable: this.writable,
+    };
+    if (!this.policy.allowDynamic) refusals.push(...createdInLine(line));
+    const verdicts = analysis.commands.map((command, i) =>
+      this.verdict(command, resolvedCwd, commandFacts(line, i)),
+    );
+    const denied = verdicts.filter((v) => v.decision === 'deny');
     const relative = (r: Redirection): boolean => r.literal && !r.tilde && !isAbsolute(r.target);
     for (const r of analysis.redirects.filter((r) => dirs === null && relative(r))) {
       if (this.policy.allowDynamic) continue;
@@ -149,8 +168,44 @@ export class PolicyEngine implements CommandJudge {
     return { decision, analysis, verdicts, writes, refusals };
   }
 
-  private verdict(command: SimpleCommand, cwd: string | null): CommandVerdict {
-    const matched = this.rules.filter((r) => r.matches(command, cwd)).map((r) => r.rule);
+  /**
+   * Checks every rule's `match:`/`notMatch:` examples (as Codex's
+   * execpolicy does): a `match` line must have a simple command the rule
+   * matches, a `notMatch` line none. Judged from the policy's first cwd root
+   * (else its directory), on the words alone: program identity is not
+   * checked, so examples do not depend on what this machine has installed.
+   */
+  exampleFailures(): PolicyIssue[] {
+    const issues: PolicyIssue[] = [];
+    const cwd = this.policy.cwdRoots?.[0] ?? dirname(this.policy.path);
+    this.rules.forEach((compiled, i) => {
+      const { rule } = compiled;
+      const check = (line: string, want: boolean, key: 'match' | 'notMatch'): void => {
+        const analysis = this.analyzer.analyzeLine(line);
+        const dirs = analysis.commands.some(changesDirectory) ? possibleDirectories(analysis, cwd) : [cwd];
+        const matched = analysis.commands.some((command, k) =>
+          compiled.matches(command, cwd, {
+            touched: () => touchedPaths(analysis.words[k] ?? [], dirs),
+            identity: () => ({ trusted: true }),
+          }),
+        );
+        if (matched !== want) {
+          issues.push({
+            file: this.policy.path,
+            ...rule.position,
+            key: `rules[${i}].${key}`,
+            message: `rule "${rule.id}" ${want ? 'does not match' : 'matches'} its ${key} example ${JSON.stringify(line)}`,
+          });
+        }
+      };
+      for (const line of rule.match ?? []) check(line, true, 'match');
+      for (const line of rule.notMatch ?? []) check(line, false, 'notMatch');
+    });
+    return issues;
+  }
+
+  private verdict(command: SimpleCommand, cwd: string | null, facts: CommandFacts): CommandVerdict {
+    const matched = this.rules.filter((r) => r.matches(command, cwd, facts)).map((r) => r.rule);
     const denies = matched.filter((r) => r.decision === 'deny');
     if (denies.length > 0) return { command, decision: 'deny', rules: denies };
     const allows = matched.filter((r) => r.decision === 'allow');
@@ -174,6 +229,14 @@ export async function createPolicyEngine(
   options: PolicyEngineOptions = {},
 ): Promise<PolicyEngine> {
   const engine = new PolicyEngine(policy, new ShellAnalyzer(await loadBashParser()));
+  const examples = engine.exampleFailures();
+  if (examples.length > 0) {
+    throw new PolicyError(
+      'POLICY_INVALID',
+      `${examples.length} rule example(s) of ${policy.path} failed`,
+      examples,
+    );
+  }
   if (options.requirePassingTests) {
     const failures = runPolicyTests(engine, policy).results.filter((r) => !r.passed);
     if (failures.length > 0) {
@@ -192,6 +255,36 @@ export async function createPolicyEngine(
   return engine;
 }
 
+/** Path and identity facts of one command, each computed once and only when a rule asks. */
+function commandFacts(line: LineFacts, index: number): CommandFacts {
+  let touched: readonly TouchedPath[] | undefined;
+  let identity: ProgramIdentity | undefined;
+  return {
+    touched: () => {
+      touched ??= touchedPaths(line.words[index] ?? [], line.dirs);
+      return touched;
+    },
+    identity: () => {
+      identity ??= identifyProgram(line, index);
+      return identity;
+    },
+  };
+}
+
+/** One refusal per command whose program an earlier part of the line creates or links. */
+function createdInLine(line: LineFacts): string[] {
+  const out: string[] = [];
+  line.commands.forEach((command, i) => {
+    const by = creator(line, i);
+    if (by !== undefined) {
+      out.push(
+        `cannot judge \`${excerpt(command.program)}\`: \`${excerpt(by)}\` earlier in the line creates or replaces the file it runs`,
+      );
+    }
+  });
+  return out;
+}
+
 /** At most this many directories are tracked for one line; past it, relative writes are refused. */
 const MAX_TRACKED_DIRECTORIES = 16;
 
@@ -206,19 +299,32 @@ const MAX_TRACKED_DIRECTORIES = 16;
  */
 function possibleDirectories(analysis: LineAnalysis, cwd: string): string[] | null {
   if (analysis.assignments.some((a) => a.name === 'CDPATH')) return null;
+  const homeKnown = !analysis.assignments.some((a) => a.name === 'HOME');
   const dirs = new Set([cwd]);
-  for (const command of analysis.commands) {
+  for (const [index, command] of analysis.commands.entries()) {
     if (!changesDirectory(command)) continue;
     const name = basename(command.program);
     if (name === 'popd') continue; // back to a directory already tracked
     if (name !== 'cd' && name !== 'pushd') return null;
-    const operands = command.argv
+    const words = analysis.words[index] ?? command.argv.map((a) => literalToken(a));
+    const operands = words
       .slice(1)
-      .filter((a, i, all) => !(/^-[LPe@]+$/.test(a) || (a === '--' && i === all.indexOf('--'))));
+      .filter(
+        (a, i, all) =>
+          !(/^-[LPe@]+$/.test(a.text) || (a.text === '--' && i === all.findIndex((w) => w.text === '--'))),
+      );
+    // `cd` alone goes home.
+    if (operands.length === 0 && name === 'cd' && homeKnown) {
+      dirs.add(homeDirectory());
+      continue;
+    }
     if (operands.length !== 1) return null;
-    const target = operands[0]!;
+    const operand = operands[0]!;
+    let target = operand.text;
+    if (operand.tilde && homeKnown && /^~(\/|$)/.test(target)) target = homeDirectory() + target.slice(1);
     // Expansions and globs (or a quoted `$`, conservatively) are not known in advance.
-    if (target === '' || target === '-' || /^[~+]|[$`*?[]/.test(target)) return null;
+    if (target === '' || target === '-' || /^\+|[$`*?[]/.test(target)) return null;
+    if (operand.tilde && target.startsWith('~')) return null; // `~user`, or HOME set in the line
     for (const dir of [...dirs]) dirs.add(resolve(dir, target));
     if (dirs.size > MAX_TRACKED_DIRECTORIES) return null;
   }

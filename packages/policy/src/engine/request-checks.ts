@@ -3,17 +3,18 @@ import { ENV_DENY_FLOOR, globToRegExp, matchesAny } from '../policy-file/name-gl
 import { isInside } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy } from '../policy-file/policy-types.js';
 import type { Assignment } from '../shell/analysis.js';
+import { EnvNameMatcher, indirectionReason } from './env-names.js';
 
 /** A portable variable name: what a client may name in `env`. */
 const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The env and cwd part of a policy, compiled. */
 export class RequestChecks {
-  private readonly denied: readonly RegExp[];
+  private readonly denied: EnvNameMatcher;
   private readonly clientSettable: readonly RegExp[];
 
   constructor(private readonly policy: LoadedPolicy) {
-    this.denied = [...ENV_DENY_FLOOR, ...policy.env.deny].map(globToRegExp);
+    this.denied = new EnvNameMatcher([...ENV_DENY_FLOOR, ...policy.env.deny]);
     this.clientSettable = policy.env.allowClientSet.map(globToRegExp);
   }
 
@@ -36,7 +37,8 @@ export class RequestChecks {
         problems.push(
           `${JSON.stringify(name)} is not a valid variable name (a letter or _, then letters, digits or _)`,
         );
-      } else if (matchesAny(name, this.denied)) problems.push(`the client may not set ${name} (env.deny)`);
+      } else if (this.denied.matches(name))
+        problems.push(`the client may not set ${name} (env.deny${why(name)})`);
       else if (!matchesAny(name, this.clientSettable))
         problems.push(`the client may not set ${name} (not in env.allowClientSet)`);
     }
@@ -46,7 +48,12 @@ export class RequestChecks {
   /** One reason per in-line assignment (`LD_PRELOAD=… ls`, `export`, `env NAME=…`) of a denied name. */
   assignmentProblems(assignments: readonly Assignment[]): string[] {
     return assignments
-      .filter((a) => matchesAny(a.name, this.denied))
-      .map((a) => `the line sets ${a.name}, which env.deny forbids`);
+      .filter((a) => this.denied.matches(a.name))
+      .map((a) => `the line sets ${a.name}, which env.deny forbids${why(a.name)}`);
   }
+}
+
+function why(name: string): string {
+  const reason = indirectionReason(name);
+  return reason ? `: ${reason}` : '';
 }

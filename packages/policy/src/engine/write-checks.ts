@@ -1,8 +1,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, posix } from 'node:path';
 import type { Redirection, Verdict } from '../decision.js';
-import { realpathOrNull } from '../policy-file/policy-paths.js';
+import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { WritePattern, WritesPolicy } from '../policy-file/policy-types.js';
 
 /** How one output redirection was decided. */
@@ -53,7 +52,7 @@ export function resolveWriteTarget(
   redirect: Pick<Redirection, 'target' | 'tilde'>,
   cwd: string,
 ): { lexical: string; physical: string } {
-  const target = redirect.tilde ? homedir() + redirect.target.slice(1) : redirect.target;
+  const target = redirect.tilde ? homeDirectory() + redirect.target.slice(1) : redirect.target;
   const raw = isAbsolute(target) ? target : `${cwd}/${target}`;
   return { lexical: posix.resolve(raw), physical: physicalPath(raw) };
 }

@@ -50,11 +50,14 @@ interface RawRule {
   decision: Verdict;
   reason?: string;
   program?: string | string[];
-  argvPrefix?: string[] | string[][];
+  argvPrefix?: string[][];
   argvContains?: string | string[];
   glob?: string | string[];
   regex?: string | string[];
   cwd?: string | string[];
+  path?: string | string[];
+  match?: string | string[];
+  notMatch?: string | string[];
 }
 
 interface RawPolicy {
@@ -114,8 +117,11 @@ function schemaErrorsToIssues(errors: readonly ErrorObject[], issue: IssueAt): P
     // The branches of a oneOf explain themselves badly; the oneOf error says it once.
     if (e.schemaPath.includes('/oneOf/')) continue;
     const at = parseInstancePath(e.instancePath);
+    const prefixAt = at.indexOf('argvPrefix');
     let item: PolicyIssue;
-    if (e.keyword === 'additionalProperties') {
+    if (prefixAt !== -1 && at[0] === 'rules') {
+      item = issue(at.slice(0, prefixAt + 1), ARGV_PREFIX_SHAPE);
+    } else if (e.keyword === 'additionalProperties') {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);
       const allowed = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       item = issue(
@@ -152,7 +158,11 @@ function schemaErrorsToIssues(errors: readonly ErrorObject[], issue: IssueAt): P
   return issues;
 }
 
-const MATCHERS = ['program', 'argvPrefix', 'argvContains', 'glob', 'regex', 'cwd'] as const;
+/** Why a flat `argvPrefix: [status, log]` is refused: it would read as alternatives but mean one prefix. */
+const ARGV_PREFIX_SHAPE =
+  'argvPrefix must be a list of lists of words. For alternatives write `argvPrefix: [[status], [log], [diff]]` (status, or log, or diff); for one prefix of several words write `argvPrefix: [[commit, -m]]`';
+
+const MATCHERS = ['program', 'argvPrefix', 'argvContains', 'glob', 'regex', 'cwd', 'path'] as const;
 
 function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
@@ -173,6 +183,18 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
       } catch (error) {
         const at: DocPath = typeof rule.regex === 'string' ? ['rules', i, 'regex'] : ['rules', i, 'regex', k];
         issues.push(issue(at, `invalid regex: ${(error as Error).message}`));
+      }
+    });
+    list(rule.path).forEach((pattern, k) => {
+      const expanded = expandPolicyPath(pattern);
+      if (!isAbsolute(expanded) && !expanded.startsWith('**/')) {
+        const at: DocPath = typeof rule.path === 'string' ? ['rules', i, 'path'] : ['rules', i, 'path', k];
+        issues.push(
+          issue(
+            at,
+            `path pattern "${pattern}" must be absolute (or start with \${SERVER_CWD}, \${HOME}, \${TMPDIR}, ~ or **/)`,
+          ),
+        );
       }
     });
   });
@@ -200,7 +222,7 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
 
 /** `writes.default`, `writes.allow[i]`, `writes.deny[i]` of an existing pattern. */
 function isWriteRuleId(id: string, raw: RawPolicy): boolean {
-  if (id === 'writes.default') return raw.writes !== undefined;
+  if (id === 'writes.default') return true;
   const m = /^writes\.(allow|deny)\[(\d+)\]$/.exec(id);
   return m !== null && Number(m[2]) < (raw.writes?.[m[1] as 'allow' | 'deny']?.length ?? 0);
 }
@@ -220,8 +242,7 @@ function build(
   const dir = dirname(path);
   const position = (at: DocPath) => locate(doc, lines, at);
   const rules = (raw.rules ?? []).map((r, i): PolicyRule => {
-    const prefixes =
-      r.argvPrefix === undefined ? undefined : isListOfLists(r.argvPrefix) ? r.argvPrefix : [r.argvPrefix];
+    const prefixes = r.argvPrefix;
     return {
       id: r.id,
       decision: r.decision,
@@ -232,6 +253,9 @@ function build(
       ...(r.glob !== undefined ? { glob: list(r.glob) } : {}),
       ...(r.regex !== undefined ? { regex: list(r.regex) } : {}),
       ...(r.cwd !== undefined ? { cwd: list(r.cwd).map((d) => resolvePolicyDir(d, dir)) } : {}),
+      ...(r.path !== undefined ? { path: list(r.path) } : {}),
+      ...(r.match !== undefined ? { match: list(r.match) } : {}),
+      ...(r.notMatch !== undefined ? { notMatch: list(r.notMatch) } : {}),
       position: position(['rules', i]),
     };
   });
@@ -249,7 +273,8 @@ function build(
       position: position(['writes', key, i]),
     }));
   const writes: WritesPolicy = {
-    default: raw.writes?.default ?? 'allow',
+    // Absent, writes follow the policy's default: `default: deny` alone does not leave writes open.
+    default: raw.writes?.default ?? raw.default,
     allow: patterns('allow'),
     deny: patterns('deny'),
   };
@@ -305,8 +330,4 @@ function writeMatchers(pattern: string): RegExp[] {
     if (real !== null && real !== literal) forms.push(real + expanded.slice(literal.length));
   }
   return forms.map(globToRegExp);
-}
-
-function isListOfLists(value: string[] | string[][]): value is string[][] {
-  return Array.isArray(value[0]);
 }

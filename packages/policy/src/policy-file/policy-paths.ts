@@ -22,9 +22,18 @@ export function resolvePolicyDir(written: string, policyDir: string): string {
 export function expandPolicyPath(written: string): string {
   const path = written
     .replaceAll(placeholder('SERVER_CWD'), process.cwd())
-    .replaceAll(placeholder('HOME'), homedir())
+    .replaceAll(placeholder('HOME'), homeDirectory())
     .replaceAll(placeholder('TMPDIR'), tmpdir());
-  return path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;
+  return path === '~' || path.startsWith('~/') ? homeDirectory() + path.slice(1) : path;
+}
+
+/**
+ * The home directory a command's `~` means: the HOME a terminal inherits
+ * from the server (HOME itself cannot be set by a judged line or client
+ * under a policy that denies it), else the account's home directory.
+ */
+export function homeDirectory(): string {
+  return process.env.HOME || homedir();
 }
 
 /** True when `path` is `dir` or below it (both absolute and normalised). */

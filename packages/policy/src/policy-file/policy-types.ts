@@ -25,6 +25,12 @@ export interface PolicyRule {
   readonly regex?: readonly string[];
   /** Absolute, symlink-resolved directories. */
   readonly cwd?: readonly string[];
+  /** Path globs (picomatch) over the paths the command's arguments name, as written (placeholders expanded at match time). */
+  readonly path?: readonly string[];
+  /** Example lines the rule must match; checked when an engine is created. */
+  readonly match?: readonly string[];
+  /** Example lines the rule must not match; checked when an engine is created. */
+  readonly notMatch?: readonly string[];
   readonly position: SourcePosition;
 }
 
@@ -112,7 +118,7 @@ export interface LoadedPolicy {
   /** Absolute, symlink-resolved roots; `null` when the policy does not restrict the cwd. */
   readonly cwdRoots: readonly string[] | null;
   readonly env: EnvPolicy;
-  /** `writes`; without the section, every write is allowed (`default: allow`, no patterns). */
+  /** `writes`; without the section (or its `default`), writes no pattern matches follow the policy's `default`. */
   readonly writes: WritesPolicy;
   readonly tests: readonly PolicyTest[];
   /** `sandbox`; without the section, `mode: off`. */

@@ -29,6 +29,8 @@ export interface Assignment {
 export interface LineAnalysis {
   /** Every simple command found, wrappers and their wrapped commands included, in source order. */
   readonly commands: readonly SimpleCommand[];
+  /** The words of each command (same order as `commands`): what quoting left unexpanded. */
+  readonly words: readonly (readonly Token[])[];
   readonly problems: readonly Problem[];
   readonly assignments: readonly Assignment[];
   /**
@@ -48,6 +50,12 @@ export interface Token {
   readonly glob: boolean;
   /** Unquoted brace expansion (`{a,b}`, `{1..3}`) present: the word may become several. */
   readonly brace: boolean;
+  /**
+   * Bash replaces a tilde prefix in this word with a home directory: an
+   * unquoted leading `~`, or one right after the `=` of a word shaped like
+   * an assignment (`a=~/x`). `text` keeps the `~`.
+   */
+  readonly tilde?: boolean;
   readonly range?: Range;
 }
 

@@ -10,7 +10,9 @@ import {
   type Token,
 } from './analysis.js';
 import { decodeAnsiC } from './ansi-c.js';
+import { findQuotedDollar, QUOTED_STRINGS } from './arithmetic-quotes.js';
 import { type BashParser, ParseBudgetError } from './bash-grammar.js';
+import { reparseRequoted } from './heredoc-delimiters.js';
 import { prelex } from './prelex.js';
 import { assignedNames, dynamicReason } from './special-programs.js';
 import { wordToken } from './words.js';
@@ -66,8 +68,19 @@ const LEAVES = new Set([
   'brace_expression',
 ]);
 
-/** Leaves whose text bash still expands: an unescaped `$(`, `${` or backquote in them is a parser gap. */
-const EXPANDING_LEAVES = new Set(['word', 'string_content', 'extglob_pattern', 'regex', 'heredoc_content']);
+/**
+ * Leaves whose text bash still expands: an unescaped `$(`, `${` or backquote
+ * in them is a parser gap. A `number` is one when tree-sitter reads a
+ * base-N constant (`2#$(cmd)`) as a number: bash expands the word first.
+ */
+const EXPANDING_LEAVES = new Set([
+  'word',
+  'string_content',
+  'extglob_pattern',
+  'regex',
+  'heredoc_content',
+  'number',
+]);
 
 /** `via` labels for the constructs that introduce one. */
 const VIA: Readonly<Record<string, string>> = {
@@ -128,6 +141,8 @@ interface Scope {
   readonly replace?: string;
   /** Output redirections of enclosing compound commands (`{ …; } > f`), attached to the commands inside. */
   readonly redirects?: readonly Redirection[];
+  /** The command being emitted gets run-time words appended to its argv (run by `xargs`). */
+  readonly appendsInput?: boolean;
 }
 
 /** What a `redirected_statement` hands its body command: its writes, and words tree-sitter read as targets. */
@@ -225,6 +240,7 @@ function tooLong(length: number, walk: Extraction): boolean {
 
 class Extraction {
   private readonly commands: SimpleCommand[] = [];
+  private readonly words: (readonly Token[])[] = [];
   private readonly problems: Problem[] = [];
   private readonly assignments: Assignment[] = [];
   private readonly redirects: Redirection[] = [];
@@ -241,7 +257,7 @@ class Extraction {
     });
     // A statement's redirections are read before its body: restore source order.
     const redirects = [...this.redirects].sort((x, y) => (x.range?.[0] ?? 0) - (y.range?.[0] ?? 0));
-    return { commands: this.commands, problems, assignments: this.assignments, redirects };
+    return { commands: this.commands, words: this.words, problems, assignments: this.assignments, redirects };
   }
 
   /** Records a line-level `unparseable` problem. */
@@ -270,6 +286,7 @@ class Extraction {
       this.problem(scope, 'unparseable', error.message, scope.outerRange);
       return;
     }
+    tree = reparseRequoted(this.parser, source, tree);
     try {
       const root = tree.rootNode;
       if (root.hasError) {
@@ -318,6 +335,15 @@ class Extraction {
         this.redirectedStatement(node, scope);
         return;
       case 'command_substitution':
+        if (node.text.startsWith('`') && node.text.slice(1, -1).includes('`')) {
+          // `a``b`: bash runs two substitutions; tree-sitter reads one.
+          this.problem(
+            scope,
+            'unparseable',
+            'adjacent backquote substitutions (bash runs each; the parser reads one)',
+            this.range(node, scope),
+          );
+        }
         if (node.text.startsWith('`') && node.text.slice(1, -1).includes('\\')) {
           this.problem(
             scope,
@@ -335,13 +361,16 @@ class Extraction {
         this.heredoc(node, scope);
         return;
       case 'arithmetic_expansion':
+        this.quotedInArithmetic(node, scope);
         this.arithmetic(node, node, scope);
         this.children(node, scope);
         return;
       case 'c_style_for_statement':
         for (const part of node.namedChildren) {
-          if (part && part.type !== 'do_group' && part.type !== 'compound_statement')
+          if (part && part.type !== 'do_group' && part.type !== 'compound_statement') {
+            this.quotedInArithmetic(part, scope);
             this.arithmetic(node, part, scope);
+          }
         }
         this.children(node, scope);
         return;
@@ -375,6 +404,7 @@ class Extraction {
         return;
     }
     if (node.type === 'compound_statement' && node.firstChild?.type === '((') {
+      this.quotedInArithmetic(node, scope);
       this.arithmetic(node, node, scope);
     }
     if (STRUCTURAL.has(node.type)) {
@@ -583,6 +613,7 @@ class Extraction {
       ...(scope.redirects && scope.redirects.length > 0 ? { redirects: scope.redirects } : {}),
     };
     this.commands.push(command);
+    this.words.push(argv);
     const name = basename(program.text);
     if (scope.functions.has(program.text)) {
       this.problem(scope, 'dynamic', `\`${program.text}\` calls a function defined in this line`, at);
@@ -601,14 +632,34 @@ class Extraction {
     }
     const wrapped = unwrap(name, argv);
     if (!wrapped) return;
+    const { appendsInput: _, ...outer } = scope;
     const inner: Scope = {
-      ...scope,
+      ...outer,
       via: [...scope.via, wrapped.via],
       depth: scope.depth + 1,
       ...(wrapped.replace ? { replace: wrapped.replace } : {}),
+      ...(wrapped.appendsInput || scope.appendsInput ? { appendsInput: true } : {}),
     };
     if (wrapped.problem) this.problem(scope, 'unparseable', wrapped.problem, at);
+    if (wrapped.dynamic) this.problem(scope, 'dynamic', wrapped.dynamic, at);
+    if (scope.appendsInput && wrapped.commandless) {
+      this.problem(
+        scope,
+        'dynamic',
+        `\`${scope.via.at(-1) ?? 'xargs'}\` appends run-time input to \`${argv.map((t) => t.text).join(' ')}\`, which may take it as a command to run`,
+        at,
+      );
+    }
     for (const a of wrapped.assignments) {
+      const assigned = a.text.slice(0, a.text.indexOf('='));
+      if (inner.replace && assigned.includes(inner.replace)) {
+        this.problem(
+          scope,
+          'dynamic',
+          `the variable name \`${assigned}\` holds the placeholder \`${inner.replace}\` (run-time input)`,
+          at,
+        );
+      }
       this.assignments.push({
         name: a.text.slice(0, a.text.indexOf('=')),
         ...(at ? { range: at } : {}),
@@ -635,7 +686,8 @@ class Extraction {
         );
         continue;
       }
-      this.text(script.text, { ...inner, functions: new Set(), ...(at ? { outerRange: at } : {}) });
+      const { appendsInput: __, ...source } = inner;
+      this.text(script.text, { ...source, functions: new Set(), ...(at ? { outerRange: at } : {}) });
     }
   }
 
@@ -773,7 +825,12 @@ class Extraction {
     }
   }
 
-  /** Arithmetic evaluates variables recursively, so a variable holding `a[$(cmd)]` runs cmd. */
+  /**
+   * Arithmetic evaluates variables recursively, so a variable holding
+   * `a[$(cmd)]` runs cmd. Quotes do not protect in arithmetic: bash expands
+   * `$(cmd)` inside `'…'` there (`$(( 'a[$(cmd)]' ))`), and the parser reads
+   * the string as literal.
+   */
   private arithmetic(root: Node, node: Node, scope: Scope): void {
     if (VARIABLE_REFERENCE.has(node.type)) {
       this.problem(scope, 'dynamic', `arithmetic on variables in \`${root.text}\``, this.range(root, scope));
@@ -794,6 +851,19 @@ class Extraction {
     }
   }
 
+  /** A single-quoted or `$'…'` string with a `$` or backquote in an arithmetic context: bash expands it. */
+  private quotedInArithmetic(node: Node, scope: Scope): void {
+    const quoted = findQuotedDollar(node);
+    if (quoted) {
+      this.problem(
+        scope,
+        'unparseable',
+        `a quoted string \`${quoted.text}\` evaluated as arithmetic (bash expands what it holds; the parser does not)`,
+        this.range(quoted, scope),
+      );
+    }
+  }
+
   private subscript(node: Node, scope: Scope): void {
     const index = node.childForFieldName('index');
     if (!index) return;
@@ -810,7 +880,11 @@ class Extraction {
     const operators: string[] = [];
     collectOperators(node, operators);
     if (operators.includes('-v') || operators.some((o) => ARITHMETIC_COMPARISON.has(o))) {
-      const hasVariable = operators.includes('-v') || containsType(node, VARIABLE_REFERENCE);
+      this.quotedInArithmetic(node, scope);
+      const hasVariable =
+        operators.includes('-v') ||
+        containsType(node, VARIABLE_REFERENCE) ||
+        containsType(node, QUOTED_STRINGS);
       if (hasVariable) {
         this.problem(
           scope,

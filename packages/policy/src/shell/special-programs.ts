@@ -6,7 +6,6 @@ const ALWAYS_DYNAMIC: Readonly<Record<string, string>> = {
   source: '`source` runs a file the policy cannot see',
   '.': '`.` runs a file the policy cannot see',
   alias: '`alias` rebinds command names',
-  trap: '`trap` registers a command string to run later',
   enable: '`enable` can load builtins from a shared object or shadow them',
   coproc: '`coproc` is not modeled by the parser',
   fc: '`fc` re-runs history entries',
@@ -58,6 +57,9 @@ export function dynamicReason(name: string, argv: readonly Token[]): string | nu
   const always = ALWAYS_DYNAMIC[name];
   if (always) return always;
   const args = argv.slice(1).map((t) => t.text);
+  if (name === 'compgen' && args.some((a) => /^-[a-zA-Z]*[CF]/.test(a))) {
+    return '`compgen -C`/`-F` runs a command string or function';
+  }
   if (name === 'hash' && args.some((a) => /^-[a-z]*p/.test(a)))
     return '`hash -p` binds a command name to another file';
   if ((name === 'mapfile' || name === 'readarray') && args.some((a) => /^-[a-z]*C/.test(a))) {
@@ -84,7 +86,8 @@ export function dynamicReason(name: string, argv: readonly Token[]): string | nu
   if (subscripted !== undefined) {
     return `\`${name}\` evaluates the subscript in \`${subscripted}\` at run time`;
   }
-  if (NAME_TAKING.has(name) && args.some((a) => SHELL_SYNTAX.test(a))) {
+  // printf re-reads only its `-v` target (checked above), never its format or arguments.
+  if (NAME_TAKING.has(name) && name !== 'printf' && args.some((a) => SHELL_SYNTAX.test(a))) {
     return `\`${name}\` may re-evaluate shell syntax found in its literal arguments`;
   }
   return null;

@@ -33,11 +33,13 @@ export function wordToken(nodes: readonly Node[]): Token {
     skeleton += piece.skeleton;
   }
   const source = nodes.map((n) => n.text).join('');
+  const tilde = /^~|^[A-Za-z_][A-Za-z0-9_]*=~/.test(skeleton);
   return {
     text: literal ? text : source,
     literal,
     glob,
     brace: BRACE.test(skeleton),
+    ...(tilde ? { tilde } : {}),
     range: [first.startIndex, last.endIndex],
   };
 }

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { Token } from './analysis.js';
 import { type OptionSpec, scanOptions } from './option-scan.js';
 
@@ -17,6 +18,19 @@ export interface Unwrapped {
   readonly assignments: readonly Token[];
   /** Set when the invocation cannot be judged (unknown option form, missing operand). */
   readonly problem?: string;
+  /** Set when what runs is decided at run time (a script read from stdin or named by an expansion). */
+  readonly dynamic?: string;
+  /**
+   * The wrapper appends run-time input to the command it runs (`xargs`):
+   * when that command is itself a launcher, the input may name the program.
+   */
+  readonly appendsInput?: boolean;
+  /**
+   * The invocation names no command of its own (or, for `find` and `su`,
+   * words appended to it can add one): words appended at run time could
+   * name the program.
+   */
+  readonly commandless?: boolean;
   /**
    * The placeholder the wrapper replaces with run-time input in what it
    * runs (`{}` for `find -exec`, the `-I` string for `xargs`).
@@ -24,7 +38,12 @@ export interface Unwrapped {
   readonly replace?: string;
 }
 
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+/**
+ * An `env`/`sudo` operand that sets a variable: any word with a `=` not at
+ * its start. Not only valid identifiers: `env 'BASH_FUNC_f%%=() { …; }'`
+ * exports a function to a child bash.
+ */
+const ASSIGNMENT = /^[^=]+=/;
 
 const SPECS: Readonly<Record<string, OptionSpec>> = {
   env: {
@@ -106,7 +125,16 @@ const SPECS: Readonly<Record<string, OptionSpec>> = {
 };
 
 /** Shells whose `-c STRING` is parsed (with the bash grammar) and judged. */
-export const SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
+export const SHELLS: ReadonlySet<string> = new Set([
+  'bash',
+  'rbash',
+  'sh',
+  'dash',
+  'zsh',
+  'ksh',
+  'mksh',
+  'ash',
+]);
 
 const SHELL_LONG = new Set([
   'norc',
@@ -125,13 +153,14 @@ const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 /** Programs this module unwraps; everything else is an ordinary command. */
 export function isWrapper(name: string): boolean {
-  return name in SPECS || SHELLS.has(name) || name === 'find';
+  return name in SPECS || SHELLS.has(name) || name === 'find' || name === 'trap';
 }
 
 /** Unwraps `argv` (argv[0] is the wrapper, by basename `name`), or returns `null` for a non-wrapper. */
 export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
   if (SHELLS.has(name)) return unwrapShell(name, argv);
   if (name === 'find') return unwrapFind(argv);
+  if (name === 'trap') return unwrapTrap(argv);
   const spec = SPECS[name];
   if (!spec) return null;
   const scan = scanOptions(argv, 1, spec, name);
@@ -144,6 +173,8 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
       if (scan.seen.has('S') || scan.seen.has('split-string')) {
         return { ...none, problem: 'env: `-S` splits a string into a command; not judged' };
       }
+      // A lone `-` is `-i` (start from an empty environment), not the command.
+      while (argv[i]?.literal && argv[i]!.text === '-') i++;
       break;
     case 'timeout': {
       const duration = argv[i];
@@ -158,10 +189,14 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
       break;
     case 'su':
       // su runs `-c STRING` with the target user's shell; anything else starts a login shell.
-      return { ...none, via: 'su -c', scripts: suScript(argv) };
+      return { ...none, via: 'su -c', scripts: suScript(argv), commandless: true };
     case 'xargs':
       if (i >= argv.length)
-        return { ...none, run: [[{ text: 'echo', literal: true, glob: false, brace: false }]] };
+        return {
+          ...none,
+          run: [[{ text: 'echo', literal: true, glob: false, brace: false }]],
+          commandless: true,
+        };
       break;
   }
   if (name === 'env' || name === 'sudo') {
@@ -174,9 +209,36 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
     if (name === 'nohup' || name === 'stdbuf' || name === 'nice' || name === 'timeout' || name === 'setsid') {
       return { ...none, problem: `${name}: missing the command to run` };
     }
-    return { ...none, assignments };
+    return { ...none, assignments, commandless: true };
   }
-  return { via: name, run: [rest], scripts: [], assignments, ...(replace ? { replace } : {}) };
+  return {
+    via: name,
+    run: [rest],
+    scripts: [],
+    assignments,
+    ...(replace ? { replace } : {}),
+    // With -I, xargs substitutes the input instead of appending it.
+    ...(name === 'xargs' && !replace ? { appendsInput: true } : {}),
+  };
+}
+
+/**
+ * `trap [-lpP] [--] [ACTION] SIGNAL…`. ACTION runs later in the same shell,
+ * so it is judged like a `bash -c` string. Nothing runs for `-l`/`-p`, a
+ * single operand (a reset), an ACTION of `''` or `-`, or a first operand
+ * that is a number (then every operand is a signal, reset).
+ */
+function unwrapTrap(argv: readonly Token[]): Unwrapped {
+  const none: Unwrapped = { via: 'trap', run: [], scripts: [], assignments: [] };
+  let i = 1;
+  const first = argv[1];
+  if (first?.literal && /^-[lpP]+$/.test(first.text)) return none;
+  if (first?.literal && first.text === '--') i = 2;
+  const operands = argv.slice(i);
+  const action = operands[0];
+  if (!action || operands.length === 1) return none;
+  if (action.literal && (action.text === '' || action.text === '-' || /^\d+$/.test(action.text))) return none;
+  return { ...none, scripts: [action] };
 }
 
 /** The replace string of `xargs -I R` / `-IR` / `-i[R]` / `--replace[=R]`, if any. */
@@ -220,6 +282,7 @@ function unwrapShell(name: string, argv: readonly Token[]): Unwrapped {
   const via = `${name} -c`;
   const none: Unwrapped = { via, run: [], scripts: [], assignments: [] };
   let hasC = false;
+  let readsStdin = false;
   let i = 1;
   for (; i < argv.length; i++) {
     const token = argv[i]!;
@@ -235,22 +298,51 @@ function unwrapShell(name: string, argv: readonly Token[]): Unwrapped {
     }
     if (word.startsWith('--')) {
       const long = word.slice(2);
-      if (SHELL_LONG_VALUED.has(long)) i++;
-      else if (!SHELL_LONG.has(long)) return { ...none, problem: `${name}: unknown option \`${word}\`` };
+      if (SHELL_LONG_VALUED.has(long)) {
+        // Read only by an interactive shell, which reads its commands from stdin anyway.
+        readsStdin = true;
+        i++;
+      } else if (!SHELL_LONG.has(long)) return { ...none, problem: `${name}: unknown option \`${word}\`` };
       continue;
     }
     if (/^[-+][A-Za-z]+$/.test(word)) {
       if (word.startsWith('-') && word.includes('c')) hasC = true;
+      if (word.startsWith('-') && /[si]/.test(word)) readsStdin = true;
       // `-euo pipefail`: each o/O in a cluster takes the next word as its value.
       i += (word.match(/[oO]/g) ?? []).length;
       continue;
     }
     break;
   }
-  if (!hasC) return none;
+  if (!hasC) return shellScript(name, argv, i, readsStdin);
   const script = argv[i];
   if (!script) return { ...none, problem: `${name}: \`-c\` without a command string` };
   return { ...none, scripts: [script] };
+}
+
+/** Paths that are the process's stdin or another fd, whatever their spelling (`/dev//stdin`, `/proc/self/fd//0`). */
+const FD_PATH = /^\/(dev\/(stdin|fd(\/.*)?|tcp\/.*|udp\/.*)|proc\/[^/]+\/(fd|task\/[^/]+\/fd)(\/.*)?)$/;
+
+/**
+ * A shell without `-c` runs the script file named by its first operand, or
+ * reads its commands from stdin when there is none (or with `-s`/`-i`).
+ * What a script file holds is the policy's business (rules on the shell and
+ * the path); commands from stdin, an fd, or a path built from an expansion
+ * (`bash <(curl …)`) cannot be judged.
+ */
+function shellScript(name: string, argv: readonly Token[], at: number, readsStdin: boolean): Unwrapped {
+  const none: Unwrapped = { via: name, run: [], scripts: [], assignments: [] };
+  const script = argv[at];
+  if (readsStdin || !script || (script.literal && script.text === '-')) {
+    return { ...none, dynamic: `\`${name}\` reads its commands from stdin`, commandless: true };
+  }
+  if (!script.literal) {
+    return { ...none, dynamic: `\`${name}\` runs the script \`${script.text}\`, named at run time` };
+  }
+  if (FD_PATH.test(posix.normalize(script.text))) {
+    return { ...none, dynamic: `\`${name}\` reads its commands from \`${script.text}\` (stdin or an fd)` };
+  }
+  return none;
 }
 
 /** `find … -exec CMD … ;` / `+` (also `-execdir`, `-ok`, `-okdir`). */
@@ -275,5 +367,5 @@ function unwrapFind(argv: readonly Token[]): Unwrapped {
     run.push(argv.slice(start, end));
     i = end;
   }
-  return { via: 'find -exec', run, scripts: [], assignments: [], replace: '{}' };
+  return { via: 'find -exec', run, scripts: [], assignments: [], replace: '{}', commandless: true };
 }

@@ -12,11 +12,22 @@
  * shimmed; what they run is still visible through the shims it reaches.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { createPolicyEngine, loadPolicyFile, type PolicyEngine } from '@termgate/policy';
-import { readCorpus, STRICT_POLICY } from '../support/corpus.js';
+import { createPolicyEngine, loadPolicyFile, type PolicyEngine, parsePolicyText } from '@termgate/policy';
+import { parse } from 'yaml';
+import { REAL_TOOLS, runUnderShims, BUILTINS as SHIM_BUILTINS, writeShims } from '../support/bash-shims.js';
+import { DEFAULT_POLICY, readCorpus, STRICT_POLICY } from '../support/corpus.js';
 
 const BUILTINS = new Set(
   (
@@ -115,4 +126,139 @@ test('the shims saw real executions, including ones only the refusals covered', 
   expect(executions).toBeGreaterThan(100);
   // e.g. `echo "$\\⏎(rm x)"`: bash runs rm, tree-sitter sees a string; the pre-lexer refuses it.
   expect(hiddenButFlagged).toBeGreaterThan(0);
+});
+
+/**
+ * The parser-gap corpus (bash-gaps.corpus.yaml): lines from the classes a
+ * security review found, several variants each, and ordinary lines. For
+ * every line, under both shipped policies:
+ * - bash really runs what the entry says (the fact is checked, not assumed);
+ * - every program bash ran was extracted by the analyzer, or the line is
+ *   denied with a reason (a refusal);
+ * - no program that a deny rule names (judged on the argv and directory the
+ *   shim saw) ran in a line the engine allowed;
+ * - the decisions the entry expects.
+ */
+describe('parser-gap corpus', () => {
+  interface GapEntry {
+    readonly class: string;
+    readonly line: string;
+    readonly runs: readonly string[];
+    readonly default?: 'allow' | 'deny';
+    readonly strict?: 'allow' | 'deny';
+  }
+  const gaps = parse(readFileSync(join(__dirname, 'bash-gaps.corpus.yaml'), 'utf8')) as GapEntry[];
+  let base: string;
+  let work: string;
+  let home: string;
+  let bin: string;
+  let savedHome: string | undefined;
+  const policies: Record<'default' | 'strict', PolicyEngine> = {} as Record<
+    'default' | 'strict',
+    PolicyEngine
+  >;
+
+  beforeAll(async () => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'termgate-gaps-')));
+    work = join(base, 'work');
+    home = join(base, 'home');
+    bin = join(base, 'bin');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(work);
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'not a key\n');
+    writeFileSync(join(home, '.ssh', 'id_rsa.pub'), 'ssh-ed25519 AAAA\n');
+    const names = new Set(['sudo']);
+    for (const e of gaps) for (const w of e.line.match(/[A-Za-z_][A-Za-z0-9_.-]*/g) ?? []) names.add(w);
+    for (const b of SHIM_BUILTINS) names.delete(b);
+    // These run for real after logging, inside the line's own directory: the lines
+    // need the links, copies and directories they make. rm and everything else only log.
+    const real = {
+      ...REAL_TOOLS,
+      ln: '/bin/ln',
+      cp: '/bin/cp',
+      mkdir: '/bin/mkdir',
+      chmod: '/bin/chmod',
+      cat: '/bin/cat',
+    };
+    writeShims(bin, names, real, join(base, 'shims.log'));
+    // `~` in policies and lines is this home, for the engine as for bash.
+    savedHome = process.env.HOME;
+    process.env.HOME = home;
+    for (const [key, file] of [
+      ['default', DEFAULT_POLICY],
+      ['strict', STRICT_POLICY],
+    ] as const) {
+      // The shipped files' workspace placeholder, pointed at this test's workspace.
+      const text = readFileSync(file, 'utf8').replaceAll(['$', '{SERVER_CWD}'].join(''), work);
+      policies[key] = await createPolicyEngine(parsePolicyText(text, file));
+    }
+  });
+
+  afterAll(() => {
+    if (savedHome === undefined) delete process.env.HOME;
+    else process.env.HOME = savedHome;
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  test('every class has several variants, and the corpus is larger than the review examples', () => {
+    const byClass = new Map<string, number>();
+    for (const e of gaps) byClass.set(e.class, (byClass.get(e.class) ?? 0) + 1);
+    expect(byClass.size).toBeGreaterThanOrEqual(11);
+    for (const [, count] of byClass) expect(count).toBeGreaterThanOrEqual(4);
+    expect(gaps.length).toBeGreaterThanOrEqual(90);
+  });
+
+  test.each(gaps.map((e) => [`[${e.class}] ${JSON.stringify(e.line)}`, e] as const))('%s', (_name, entry) => {
+    const cwd = mkdtempSync(join(work, 'line-'));
+    const line = entry.line.replaceAll('@BIN@', bin);
+    const { executions } = runUnderShims(line, {
+      shims: bin,
+      cwd,
+      home,
+      log: join(base, 'shims.log'),
+    });
+    const ran = new Set(executions.map((x) => x.name));
+    expect({ runs: entry.runs.filter((p) => !ran.has(p)) }).toEqual({ runs: [] });
+    for (const key of ['default', 'strict'] as const) {
+      const engine = policies[key];
+      const explanation = engine.explain({ command: line, args: null, cwd, env: {} });
+      const denied = explanation.decision.decision === 'deny';
+      const extracted = new Set(explanation.analysis.commands.map((c) => basename(c.program)));
+      const unseen = executions.filter((x) => !extracted.has(x.name)).map((x) => x.name);
+      // A program the analyzer did not see is acceptable only in a line refused with a reason.
+      expect({
+        policy: key,
+        unseen,
+        refused: unseen.length > 0 && denied && explanation.refusals.length > 0,
+      }).toEqual({ policy: key, unseen, refused: unseen.length > 0 });
+      const named = executions.filter((x) =>
+        engine
+          .explain({ command: x.name, args: x.args, cwd: x.cwd, env: {} })
+          .verdicts.some((v) => v.decision === 'deny' && v.rules.length > 0),
+      );
+      if (named.length > 0) {
+        expect({
+          policy: key,
+          named: named.map((x) => x.name),
+          decision: explanation.decision.decision,
+        }).toEqual({
+          policy: key,
+          named: named.map((x) => x.name),
+          decision: 'deny',
+        });
+      }
+      const expected = entry[key];
+      if (expected !== undefined) {
+        expect({
+          policy: key,
+          decision: explanation.decision.decision,
+          reason: explanation.decision.reason,
+        }).toEqual({
+          policy: key,
+          decision: expected,
+          reason: expect.any(String),
+        });
+      }
+    }
+  });
 });

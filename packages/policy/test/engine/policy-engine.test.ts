@@ -11,7 +11,7 @@ import {
 const RULES = `
 rules:
   - { id: allow-git, decision: allow, program: git }
-  - { id: deny-push, decision: deny, program: git, argvPrefix: [push] }
+  - { id: deny-push, decision: deny, program: git, argvPrefix: [[push]] }
   - { id: allow-ls, decision: allow, program: ls }
   - { id: pinned, decision: allow, program: /usr/bin/make }
   - { id: contains, decision: deny, argvContains: [--force, -f], program: git }
@@ -36,7 +36,7 @@ describe('combining', () => {
   test('deny overrides allow for the same command, whatever the rule order', async () => {
     expect(engine.judge(line('git push origin'))).toMatchObject({ decision: 'deny', ruleIds: ['deny-push'] });
     const reversed = await engineFor(
-      'default: deny\nrules:\n  - { id: deny-push, decision: deny, program: git, argvPrefix: [push] }\n  - { id: allow-git, decision: allow, program: git }\n',
+      'default: deny\nrules:\n  - { id: deny-push, decision: deny, program: git, argvPrefix: [[push]] }\n  - { id: allow-git, decision: allow, program: git }\n',
     );
     expect(reversed.judge(line('git push origin')).decision).toBe('deny');
   });

@@ -170,14 +170,22 @@ describe('a line that changes directory before it writes', () => {
     'env --chdir=.git sh -c "ls > config"',
     'cd "$DIR" && ls > config',
     'cd - && ls > config',
-    'cd && ls > config',
-    'cd ~/x && ls > config',
+    'HOME=/etc cd && ls > config',
+    'cd ~root/x && ls > config',
     'cd .g* && ls > config',
     'CDPATH=/ cd etc && ls > passwd',
   ])('%s: a relative target is refused as not statically resolvable', (command) => {
     const decision = engine.judge(line(command));
     expect(decision.decision).toBe('deny');
     expect(decision.reason).toMatch(/changes directory .* not known in advance/);
+  });
+
+  test('`cd` alone and `cd ~/…` go to the home directory: the write is judged there', async () => {
+    const home = await engineFor(`  deny: ['${homedir()}/**']\n`);
+    expect(home.judge(line('cd && ls > config')).decision).toBe('deny');
+    expect(home.judge(line('cd ~/x && ls > config')).decision).toBe('deny');
+    expect(home.judge(line("cd '~/x' && ls > config")).decision).toBe('allow');
+    expect(home.judge(line('ls > config')).decision).toBe('allow');
   });
 
   test('a cd into an allowed directory keeps ordinary writes allowed', () => {

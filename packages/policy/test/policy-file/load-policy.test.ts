@@ -106,12 +106,19 @@ describe('parsePolicyText', () => {
 });
 
 describe('writes', () => {
-  test('is optional: every write allowed', () => {
+  test('is optional: without it (or its default), writes follow the policy default', () => {
     expect(parsePolicyText('default: deny\n', '/p/policy.yaml').writes).toEqual({
-      default: 'allow',
+      default: 'deny',
       allow: [],
       deny: [],
     });
+    expect(parsePolicyText('default: allow\n', '/p/policy.yaml').writes.default).toBe('allow');
+    expect(
+      parsePolicyText("default: deny\nwrites: { allow: ['/tmp/**'] }\n", '/p/p.yaml').writes.default,
+    ).toBe('deny');
+    expect(parsePolicyText('default: deny\nwrites: { default: allow }\n', '/p/p.yaml').writes.default).toBe(
+      'allow',
+    );
   });
 
   test('compiles patterns with pseudo rule ids and positions', () => {

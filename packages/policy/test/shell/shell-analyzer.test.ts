@@ -138,7 +138,7 @@ describe('what cannot be judged', () => {
     ['source f', 'dynamic'],
     ['. f', 'dynamic'],
     ['alias a=b', 'dynamic'],
-    ['trap a EXIT', 'dynamic'],
+    ['trap "$X" EXIT', 'dynamic'],
     ['enable -f x y', 'dynamic'],
     ['coproc a', 'dynamic'],
     ['f() { a; }; f', 'dynamic'],
