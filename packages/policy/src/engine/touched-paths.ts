@@ -102,13 +102,12 @@ function physical(word: string, path: string): TouchedPath {
     physical: () => {
       if (real === undefined) {
         // A path that does not exist opens nothing; lstat first, as a failed realpath is slow.
+        // Any failure (a name too long, a loop, no permission) leaves the path as written.
         real = null;
-        if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
-          try {
-            real = realpathSync.native(path);
-          } catch {
-            real = null;
-          }
+        try {
+          if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) real = realpathSync.native(path);
+        } catch {
+          real = null;
         }
       }
       return real !== null && real !== path ? real : undefined;

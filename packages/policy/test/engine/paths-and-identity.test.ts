@@ -99,6 +99,13 @@ describe('path: rules match the paths arguments name', () => {
     expect(e.judge(line('cd "$D" && cat bin/ls')).decision).toBe('deny');
   });
 
+  test('a word too long to be a path name is judged as written, not an internal error', async () => {
+    const e = await engine("  - { id: no-secrets, decision: deny, path: ['**/.ssh/**'] }\n");
+    const decision = e.judge(line(`echo ${'y'.repeat(100 * 1024)}`));
+    expect(decision.decision).toBe('allow');
+    expect(e.judge(line(`cat ${'/y'.repeat(3000)}`)).decision).toBe('allow');
+  });
+
   test('patterns must be absolute or start with **/', () => {
     expect(() =>
       parsePolicyText(
