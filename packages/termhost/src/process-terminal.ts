@@ -178,6 +178,9 @@ export class ProcessTerminal {
    */
   kill(): void {
     if (this.#killing !== null) return;
+    // After the leader exited, a zombie waiting for init (a sandbox's, say) still answers a group
+    // signal: ask first whether anything runs, which does not count zombies.
+    if (this.#leader !== null && !this.#process.groupAlive()) return;
     if (!this.#process.signalGroup('SIGTERM')) return;
     this.#killing = this.#escalate().finally(() => {
       this.#killing = null;
@@ -213,7 +216,8 @@ export class ProcessTerminal {
 
   async #groupGoneWithin(ms: number): Promise<boolean> {
     const deadline = performance.now() + ms;
-    let pause = 5;
+    // Short first: a group usually ends within a few milliseconds of its leader (a sandbox tears down its namespace).
+    let pause = 1;
     for (;;) {
       const left = deadline - performance.now();
       await delay(Math.max(0, Math.min(pause, left)));
