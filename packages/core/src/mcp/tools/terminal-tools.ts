@@ -26,7 +26,12 @@ export interface TerminalToolsOptions {
 type Args = Record<string, unknown>;
 
 function exitFields(status: ExitStatus): Record<string, unknown> {
-  return { exitCode: status.exitCode, signal: status.signal, timedOut: status.timedOut };
+  return {
+    exitCode: status.exitCode,
+    signal: status.signal,
+    timedOut: status.timedOut,
+    ...(status.processesLeft === true && { processesLeft: true }),
+  };
 }
 
 function formatViolations(tool: string, violations: readonly { path: string; message: string }[]): string {

@@ -1,0 +1,69 @@
+import { readdirSync } from 'node:fs';
+import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
+import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
+import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
+import { isRunning, until } from '../support/processes.js';
+
+afterEach(closeHosts);
+
+const root = createTerminalCgroupRoot();
+// CI runs as root with a cgroup v2 mount: there this must run, never skip.
+const withCgroups = root !== null || process.env.CI ? test : test.skip;
+
+function cgroupHost() {
+  if (root === null) throw new Error('no writable cgroup v2 here (CI must provide one)');
+  return newHost({ spawner: new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), root) });
+}
+
+/** A process that leaves the terminal's session and process group, printing its pid. */
+const ESCAPES = {
+  'setsid -f': "setsid -f sh -c 'echo $$; exec sleep 1000'; sleep 1000",
+  'a double fork into a new session': "(setsid sh -c 'echo $$; exec sleep 1000' &) ; sleep 1000",
+};
+
+describe('CgroupProcessSpawner', () => {
+  for (const [name, command] of Object.entries(ESCAPES)) {
+    withCgroups(`kill reaches a process that left the session (${name})`, async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command });
+      const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+      expect(isRunning(pid!)).toBe(true);
+      await host.kill(id);
+      await host.waitForExit(id);
+      await until(() => !isRunning(pid!));
+    });
+  }
+
+  withCgroups(
+    'a leader that exits while a setsid child runs reports processesLeft; release ends the child',
+    async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command: "setsid sh -c 'echo $$; exec sleep 1000'" });
+      const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+      expect(await host.waitForExit(id)).toEqual({
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        processesLeft: true,
+      });
+      expect(isRunning(pid!)).toBe(true);
+      await host.release(id);
+      expect(isRunning(pid!)).toBe(false);
+    },
+  );
+
+  withCgroups('closeAll ends escaped processes and removes every terminal cgroup', async () => {
+    const host = cgroupHost();
+    const id = await host.create({ command: ESCAPES['setsid -f'] });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.closeAll();
+    expect(isRunning(pid!)).toBe(false);
+    expect(readdirSync(root!).filter((entry) => /^t\d+$/.test(entry))).toEqual([]);
+  });
+
+  withCgroups('still rejects a missing program with PROGRAM_NOT_FOUND', async () => {
+    await expect(cgroupHost().create({ command: 'no-such-program-xyz', args: [] })).rejects.toMatchObject({
+      code: 'PROGRAM_NOT_FOUND',
+    });
+  });
+});
