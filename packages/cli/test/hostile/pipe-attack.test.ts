@@ -125,5 +125,16 @@ describe('processes that leave their session do not outlive their terminal', () 
       },
       180_000,
     );
+
+    withCgroups(
+      `acp-proxy, ${form}: gone after the agent's kill and release, SIGTERM, SIGINT and the editor's EOF`,
+      () => {
+        for (const ending of endings) {
+          const result = harness(['--mode', 'acp-proxy', '--agent', RAW_AGENT, 'escape', form, ending]);
+          expect({ form, ending, ...result }).toMatchObject({ form, ending, started: 1, survivors: 0 });
+        }
+      },
+      180_000,
+    );
   }
 });

@@ -15,8 +15,9 @@ Scenarios (each prints one JSON object on stdout):
                          -> {"opened": bool, "forged_seen": bool, "garbage_lines": n, "client_ok": bool}
   steal                  a command reads /proc/$PPID/fd/0 while the client sends
                          requests; -> {"opened": bool, "stolen_bytes": n, "client_ok": bool}
-  escape FORM ENDING     (serve) FORM in setsid, setsid-f, node-detached, python-setsid;
-                         ENDING in kill, release, sigterm, sigint, eof;
+  escape FORM ENDING     FORM in setsid, setsid-f, node-detached, python-setsid;
+                         ENDING in kill, release, sigterm, sigint, eof (under acp-proxy, kill
+                         and release are the agent's requests and eof is the editor's);
                          -> {"survivors": n, "exit_status": ..., "leader_exited_with_survivors": bool}
 
 --server-arg is passed to `serve` / `acp-proxy` (before `--`), e.g. a policy
@@ -340,6 +341,50 @@ def pids_running(marker):
     return found
 
 
+def scenario_escape_acp(args):
+    """The same escapes under acp-proxy: the agent creates the terminal; kill and release are its terminal/* requests."""
+    form, ending = args.rest
+    marker = "1000.%06d" % random.randrange(10**6)
+    workdir = tempfile.mkdtemp(prefix="termgate-acp-escape-")
+    steps = [
+        {"send": terminal_request("1", "create", {"command": ESCAPES[form].format(m=marker)})},
+        {"waitFor": '"id":1,'},
+        {"sleep": 1500},
+    ]
+    if ending in ("kill", "release"):
+        steps += [
+            {"send": terminal_request("2", ending, {"terminalId": "{{terminalId}}"})},
+            {"waitFor": '"id":2,'},
+        ]
+    peer = acp_peer(args, steps, workdir)
+    try:
+        deadline = time.monotonic() + 10
+        while not pids_running(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = pids_running(marker)
+        if not started:
+            return {"error": "the escaping process never started", "stderr": peer.stderr_lines[-5:]}
+        if ending in ("kill", "release"):
+            agent_saw(peer, '"id":2,', 20)
+        elif ending in ("sigterm", "sigint"):
+            peer.proc.send_signal(signal.SIGTERM if ending == "sigterm" else signal.SIGINT)
+            peer.proc.wait(20)
+        elif ending == "eof":
+            peer.proc.stdin.close()
+            peer.proc.wait(20)
+        deadline = time.monotonic() + 8
+        while pids_running(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return {"survivors": len(pids_running(marker)), "started": len(started)}
+    finally:
+        for pid in pids_running(marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        peer.stop()
+
+
 def scenario_escape(args):
     form, ending = args.rest
     marker = "1000.%06d" % random.randrange(10**6)
@@ -403,7 +448,7 @@ def main():
     parser.add_argument("rest", nargs="*")
     args = parser.parse_args()
     if args.scenario == "escape":
-        result = scenario_escape(args)
+        result = scenario_escape(args) if args.mode == "serve" else scenario_escape_acp(args)
     elif args.mode == "serve":
         result = scenario_inject_serve(args) if args.scenario == "inject" else scenario_steal_serve(args)
     else:
