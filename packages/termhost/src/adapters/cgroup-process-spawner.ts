@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   accessSync,
   constants,
@@ -9,16 +10,6 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
-import { assertExecutable } from './executable-check.js';
-
-/**
- * Run by `/bin/sh` before the command: moves the shell itself into the
- * terminal's cgroup (`echo 0` moves the writer), then execs the command, so
- * the command and everything it ever starts are born in the cgroup. A move
- * that fails stops here with 126: nothing runs outside its cgroup.
- */
-const ENTER =
-  'echo 0 > "$1" || { echo "termgate: cannot enter the terminal cgroup" >&2; exit 126; }; shift; exec "$@"';
 
 /**
  * Creates a cgroup v2 directory for this server's terminals, below the
@@ -47,23 +38,28 @@ export function createTerminalCgroupRoot(): string | null {
   }
 }
 
-/** The directory of this process's cgroup v2 (from /proc/self/cgroup and the cgroup2 mount), or `null`. */
-function ownCgroupDirectory(): string | null {
+/** Where this process's cgroup v2 is: the cgroup2 mount point and our directory below it; `null` without one. */
+function cgroupLocation(): { mount: string; own: string } | null {
   try {
     const line = readFileSync('/proc/self/cgroup', 'utf8')
       .split('\n')
       .find((l) => l.startsWith('0::'));
     if (line === undefined) return null;
-    const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+    const fields = readFileSync('/proc/self/mountinfo', 'utf8')
       .split('\n')
       .map((l) => l.split(' '))
-      .find((fields) => fields[fields.indexOf('-') + 1] === 'cgroup2');
-    if (mount === undefined || mount[4] === undefined) return null;
-    const dir = join(mount[4], line.slice(3));
-    return existsSync(join(dir, 'cgroup.procs')) ? dir : null;
+      .find((f) => f[f.indexOf('-') + 1] === 'cgroup2');
+    const mount = fields?.[4];
+    if (mount === undefined) return null;
+    const own = join(mount, line.slice(3));
+    return existsSync(join(own, 'cgroup.procs')) ? { mount, own } : null;
   } catch {
     return null;
   }
+}
+
+function ownCgroupDirectory(): string | null {
+  return cgroupLocation()?.own ?? null;
 }
 
 /**
@@ -75,33 +71,77 @@ function ownCgroupDirectory(): string | null {
  * against forks), and the group counts as alive while the cgroup is
  * populated. The cgroup is removed once empty.
  *
- * Contract: as the wrapped spawner's. The program is checked first
- * (`ENOENT`/`EACCES` as exec would report them), since it is started by
- * `/bin/sh` once that joined the cgroup.
+ * How a command is born in its cgroup without a launcher process: the wrapped
+ * spawner forks synchronously (`child_process.spawn`), so this process writes
+ * itself into the terminal's cgroup, calls it, and writes itself back before
+ * anything else runs. The child's cgroup is then checked: one that did not
+ * start there (a wrapped spawner that forked later) is killed and the spawn
+ * rejected (`ECGROUP`). If the way back fails, this spawner refuses every
+ * later spawn.
  */
 export class CgroupProcessSpawner implements ProcessSpawner {
-  #next = 0;
+  #broken: Error | null = null;
+  readonly #location: { mount: string; own: string };
 
   constructor(
     private readonly inner: ProcessSpawner,
     private readonly root: string,
-  ) {}
+  ) {
+    const location = cgroupLocation();
+    if (location === null) throw new Error('no cgroup v2 for this process');
+    this.#location = location;
+  }
 
   async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
-    assertExecutable(request);
-    this.#next += 1;
-    const dir = join(this.root, `t${this.#next}`);
+    if (this.#broken !== null) throw this.#broken;
+    const dir = join(this.root, `t-${randomUUID()}`);
     mkdirSync(dir);
+    let pending: Promise<SpawnedProcess>;
     try {
-      const child = await this.inner.spawn({
-        ...request,
-        argv: ['/bin/sh', '-c', ENTER, 'termgate-cgroup', join(dir, 'cgroup.procs'), ...request.argv],
-      });
-      return new CgroupProcess(child, dir);
+      writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
     } catch (error) {
       removeCgroup(dir);
       throw error;
     }
+    try {
+      pending = this.inner.spawn(request);
+    } finally {
+      this.#goHome();
+    }
+    let child: SpawnedProcess;
+    try {
+      child = await pending;
+    } catch (error) {
+      removeCgroup(dir);
+      throw error;
+    }
+    const actual = cgroupOf(child.pid);
+    if (actual !== null && join(this.#location.mount, actual) !== dir) {
+      child.signalGroup('SIGKILL');
+      throw Object.assign(new Error(`the command did not start in its cgroup ${dir}`), { code: 'ECGROUP' });
+    }
+    return new CgroupProcess(child, dir);
+  }
+
+  #goHome(): void {
+    try {
+      writeFileSync(join(this.#location.own, 'cgroup.procs'), String(process.pid));
+    } catch (error) {
+      this.#broken = new Error(`cannot leave a terminal cgroup: ${(error as Error).message}`);
+      throw this.#broken;
+    }
+  }
+}
+
+/** The cgroup v2 path of `pid` (below the mount), or `null` when it cannot be read (it exited). */
+function cgroupOf(pid: number): string | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('0::'));
+    return line === undefined ? null : line.slice(3);
+  } catch {
+    return null;
   }
 }
 

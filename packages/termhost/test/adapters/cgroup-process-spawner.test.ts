@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
 import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
@@ -58,7 +58,7 @@ describe('CgroupProcessSpawner', () => {
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.closeAll();
     expect(isRunning(pid!)).toBe(false);
-    expect(readdirSync(root!).filter((entry) => /^t\d+$/.test(entry))).toEqual([]);
+    expect(readdirSync(root!).filter((entry) => /^t-/.test(entry))).toEqual([]);
   });
 
   withCgroups('still rejects a missing program with PROGRAM_NOT_FOUND', async () => {
@@ -66,4 +66,29 @@ describe('CgroupProcessSpawner', () => {
       code: 'PROGRAM_NOT_FOUND',
     });
   });
+
+  withCgroups('refuses, and kills, a command a wrapped spawner started outside its cgroup', async () => {
+    const late = {
+      async spawn(request: Parameters<CrossSpawnProcessSpawner['spawn']>[0]) {
+        await new Promise((resolve) => setTimeout(resolve, 10)); // forks after the cgroup was left
+        return new CrossSpawnProcessSpawner().spawn(request);
+      },
+    };
+    const host = newHost({ spawner: new CgroupProcessSpawner(late, root!) });
+    await expect(host.create({ command: 'sleep', args: ['1000.4242'] })).rejects.toMatchObject({
+      code: 'SPAWN_FAILED',
+      message: expect.stringContaining('did not start in its cgroup'),
+    });
+    await until(
+      () => !readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && cmdline(pid).includes('1000.4242')),
+    );
+  });
 });
+
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
