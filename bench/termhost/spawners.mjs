@@ -46,7 +46,8 @@ for (let round = 0; round < ROUNDS; round++) {
       await host.waitForExit(id);
       await host.release(id);
     }
-    (results[name] ??= []).push((performance.now() - start) / CYCLES);
+    results[name] ??= [];
+    results[name].push((performance.now() - start) / CYCLES);
     await host.closeAll();
   }
 }
