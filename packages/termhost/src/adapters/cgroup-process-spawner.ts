@@ -4,6 +4,7 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmdirSync,
   writeFileSync,
@@ -23,18 +24,43 @@ export function createTerminalCgroupRoot(): string | null {
   if (own === null) return null;
   try {
     accessSync(join(own, 'cgroup.procs'), constants.W_OK);
-    const root = join(own, `termgate-${process.pid}`);
+    removeStaleRoots(own);
+    const root = join(own, `termgate-${process.pid}-${randomUUID().slice(0, 8)}`);
     mkdirSync(root);
-    process.once('exit', () => {
-      try {
-        rmdirSync(root);
-      } catch {
-        // not empty or already gone
-      }
-    });
+    process.once('exit', () => removeTree(root));
     return root;
   } catch {
     return null;
+  }
+}
+
+/** Removes the empty cgroup directories left by termgate processes that are gone (killed before they could clean up). */
+function removeStaleRoots(own: string): void {
+  for (const entry of readdirSync(own)) {
+    const match = /^termgate-(\d+)(-|$)/.exec(entry);
+    if (match === null || processExists(Number(match[1]))) continue;
+    removeTree(join(own, entry));
+  }
+}
+
+/** rmdir of `dir`'s empty child cgroups, then of `dir`; populated ones stay. */
+function removeTree(dir: string): void {
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
+    }
+  } catch {
+    // gone
+  }
+  removeCgroup(dir);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -165,6 +191,10 @@ class CgroupProcess implements SpawnedProcess {
   signalGroup(signal: 'SIGTERM' | 'SIGKILL'): boolean {
     const inGroup = this.group.signalGroup(signal);
     if (this.#removed) return inGroup;
+    if (!inGroup && !this.populated()) {
+      this.#remove();
+      return false;
+    }
     if (signal === 'SIGKILL' && existsSync(join(this.dir, 'cgroup.kill'))) {
       tryWrite(join(this.dir, 'cgroup.kill'), '1');
     } else {
@@ -181,11 +211,14 @@ class CgroupProcess implements SpawnedProcess {
 
   groupAlive(): boolean {
     const alive = this.group.groupAlive() || this.populated();
-    if (!alive && !this.#removed) {
-      this.#removed = true;
-      removeCgroup(this.dir);
-    }
+    if (!alive) this.#remove();
     return alive;
+  }
+
+  #remove(): void {
+    if (this.#removed) return;
+    this.#removed = true;
+    removeCgroup(this.dir);
   }
 
   private populated(): boolean {

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
 import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
@@ -60,6 +61,23 @@ describe('CgroupProcessSpawner', () => {
     expect(isRunning(pid!)).toBe(false);
     expect(readdirSync(root!).filter((entry) => /^t-/.test(entry))).toEqual([]);
   });
+
+  withCgroups(
+    'removes a terminal’s cgroup when it is released, and stale roots of dead servers',
+    async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command: 'true', args: [] });
+      await host.waitForExit(id);
+      await host.release(id);
+      expect(readdirSync(root!).filter((entry) => entry.startsWith('t-'))).toEqual([]);
+      const parent = dirname(root!);
+      const stale = join(parent, 'termgate-999999999-deadbeef'); // beyond pid_max: no such process
+      mkdirSync(join(stale, 't-x'), { recursive: true });
+      const another = createTerminalCgroupRoot();
+      expect(existsSync(stale)).toBe(false);
+      expect(another).not.toBeNull();
+    },
+  );
 
   withCgroups('still rejects a missing program with PROGRAM_NOT_FOUND', async () => {
     await expect(cgroupHost().create({ command: 'no-such-program-xyz', args: [] })).rejects.toMatchObject({
