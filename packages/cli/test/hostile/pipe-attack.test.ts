@@ -46,7 +46,7 @@ function harness(args: string[], { unprivileged = false } = {}): Record<string, 
           ...argv,
         ]
       : ['python3', ...argv];
-  const stdout = execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', timeout: 90_000 });
+  const stdout = execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', timeout: 180_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
@@ -74,6 +74,7 @@ describe('the protocol stream, attacked from a command over real OS pipes', () =
           client_ok: true,
         });
       },
+      180_000,
     );
 
     rootOnly(
@@ -83,7 +84,7 @@ describe('the protocol stream, attacked from a command over real OS pipes', () =
         expect(result.output).toMatch(/denied .*Permission denied/);
         expect(result).toMatchObject({ opened: false, stolen_bytes: 0, client_ok: true });
       },
-      60_000,
+      180_000,
     );
 
     test(`${mode} as an unprivileged user, same uid as its client: ${EXPECT_UNPRIVILEGED === 'blocked' ? 'blocked' : 'reachable without the sandbox (documented)'}`, () => {
@@ -103,7 +104,7 @@ describe('the protocol stream, attacked from a command over real OS pipes', () =
         expect(inject.forged_seen || inject.garbage_lines > 0).toBe(true);
         expect(steal.opened || steal.stolen_bytes > 0).toBe(true);
       }
-    }, 120_000);
+    }, 240_000);
   }
 });
 

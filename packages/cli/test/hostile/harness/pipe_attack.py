@@ -112,7 +112,7 @@ class McpClient:
         self.peer = peer
         self.next_id = 1
 
-    def call(self, name, arguments, timeout=15.0):
+    def call(self, name, arguments, timeout=60.0):
         request_id = self.next_id
         self.next_id += 1
         params = {"name": name, "arguments": arguments, "_meta": MODERN_META}
@@ -197,8 +197,10 @@ def scenario_inject_serve(args):
     try:
         created = structured(client.call("terminal_create", inject_spec()))
         terminal = created["terminalId"]
-        client.call("terminal_wait_for_exit", {"terminalId": terminal, "timeoutSeconds": 10})
-        output = structured(client.call("terminal_output", {"terminalId": terminal}))["output"]
+        # An answer the fragment corrupted never resolves (the attack's point): short waits from here.
+        client.call("terminal_wait_for_exit", {"terminalId": terminal, "timeoutSeconds": 10}, timeout=12.0)
+        answer = client.call("terminal_output", {"terminalId": terminal}, timeout=5.0)
+        output = answer["result"]["structuredContent"]["output"] if answer and "result" in answer else ""
         ok = all(client.ping("after-%d" % i) is not None for i in range(3))
         parsed = peer.parsed()
         return {
