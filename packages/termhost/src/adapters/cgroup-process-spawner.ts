@@ -144,6 +144,7 @@ export class CgroupProcessSpawner implements ProcessSpawner {
     const actual = cgroupOf(child.pid);
     if (actual !== null && join(this.#location.mount, actual) !== dir) {
       child.signalGroup('SIGKILL');
+      removeCgroup(dir);
       throw Object.assign(new Error(`the command did not start in its cgroup ${dir}`), { code: 'ECGROUP' });
     }
     return new CgroupProcess(child, dir);
@@ -191,10 +192,7 @@ class CgroupProcess implements SpawnedProcess {
   signalGroup(signal: 'SIGTERM' | 'SIGKILL'): boolean {
     const inGroup = this.group.signalGroup(signal);
     if (this.#removed) return inGroup;
-    if (!inGroup && !this.populated()) {
-      this.#remove();
-      return false;
-    }
+    if (!inGroup && !this.populated()) return !this.#tryRemove();
     if (signal === 'SIGKILL' && existsSync(join(this.dir, 'cgroup.kill'))) {
       tryWrite(join(this.dir, 'cgroup.kill'), '1');
     } else {
@@ -209,16 +207,26 @@ class CgroupProcess implements SpawnedProcess {
     return inGroup || this.populated();
   }
 
+  /**
+   * Alive while the process group or the cgroup has a process, and until the
+   * emptied cgroup is removed: a cgroup whose last tasks are still exiting
+   * refuses rmdir (EBUSY) for a moment, and a release waits for it.
+   */
   groupAlive(): boolean {
-    const alive = this.group.groupAlive() || this.populated();
-    if (!alive) this.#remove();
-    return alive;
+    if (this.group.groupAlive() || this.populated()) return true;
+    return !this.#tryRemove();
   }
 
-  #remove(): void {
-    if (this.#removed) return;
+  /** True once the cgroup directory is gone. */
+  #tryRemove(): boolean {
+    if (this.#removed) return true;
+    try {
+      rmdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
     this.#removed = true;
-    removeCgroup(this.dir);
+    return true;
   }
 
   private populated(): boolean {

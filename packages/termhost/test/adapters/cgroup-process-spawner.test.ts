@@ -11,9 +11,16 @@ const root = createTerminalCgroupRoot();
 // CI runs as root with a cgroup v2 mount: there this must run, never skip.
 const withCgroups = root !== null || process.env.CI ? test : test.skip;
 
+/** A host whose terminals' cgroups live in a fresh root of its own (returned as `cgroups`). */
 function cgroupHost() {
-  if (root === null) throw new Error('no writable cgroup v2 here (CI must provide one)');
-  return newHost({ spawner: new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), root) });
+  const cgroups = createTerminalCgroupRoot();
+  if (cgroups === null) throw new Error('no writable cgroup v2 here (CI must provide one)');
+  return Object.assign(
+    newHost({ spawner: new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), cgroups) }),
+    {
+      cgroups,
+    },
+  );
 }
 
 /** A process that leaves the terminal's session and process group, printing its pid. */
@@ -59,7 +66,7 @@ describe('CgroupProcessSpawner', () => {
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.closeAll();
     expect(isRunning(pid!)).toBe(false);
-    expect(readdirSync(root!).filter((entry) => /^t-/.test(entry))).toEqual([]);
+    expect(readdirSync(host.cgroups).filter((entry) => /^t-/.test(entry))).toEqual([]);
   });
 
   withCgroups(
@@ -69,7 +76,7 @@ describe('CgroupProcessSpawner', () => {
       const id = await host.create({ command: 'true', args: [] });
       await host.waitForExit(id);
       await host.release(id);
-      expect(readdirSync(root!).filter((entry) => entry.startsWith('t-'))).toEqual([]);
+      expect(readdirSync(host.cgroups).filter((entry) => entry.startsWith('t-'))).toEqual([]);
       const parent = dirname(root!);
       const stale = join(parent, 'termgate-999999999-deadbeef'); // beyond pid_max: no such process
       mkdirSync(join(stale, 't-x'), { recursive: true });
@@ -92,11 +99,13 @@ describe('CgroupProcessSpawner', () => {
         return new CrossSpawnProcessSpawner().spawn(request);
       },
     };
-    const host = newHost({ spawner: new CgroupProcessSpawner(late, root!) });
+    const cgroups = createTerminalCgroupRoot()!;
+    const host = newHost({ spawner: new CgroupProcessSpawner(late, cgroups) });
     await expect(host.create({ command: 'sleep', args: ['1000.4242'] })).rejects.toMatchObject({
       code: 'SPAWN_FAILED',
       message: expect.stringContaining('did not start in its cgroup'),
     });
+    expect(readdirSync(cgroups)).not.toContainEqual(expect.stringMatching(/^t-/));
     await until(
       () => !readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && cmdline(pid).includes('1000.4242')),
     );
