@@ -100,7 +100,7 @@ describe('the protocol stream, attacked from a command over real OS pipes', () =
         expect(steal).toMatchObject({ opened: false, stolen_bytes: 0, client_ok: true });
       } else {
         // Pinned: what README's security section says holds only with the sandbox.
-        expect(inject.opened).toBe(true);
+        // The forged answer or the broken fragment reached the client (it may even cut the create's own answer).
         expect(inject.forged_seen || inject.garbage_lines > 0).toBe(true);
         expect(steal.opened || steal.stolen_bytes > 0).toBe(true);
       }

@@ -54,6 +54,7 @@ class Peer:
         self.lines = []
         self.stderr_lines = []
         self.lock = threading.Condition()
+        CURRENT_PEER.append(self)
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr_lines), daemon=True).start()
 
@@ -136,9 +137,20 @@ class McpClient:
         return self.peer.wait_for(match, timeout=timeout)
 
 
+CURRENT_PEER = []
+
+
 def structured(answer):
     if answer is None or "result" not in answer or "structuredContent" not in answer["result"]:
-        raise RuntimeError("no result: %r" % (answer,))
+        peer = CURRENT_PEER[-1] if CURRENT_PEER else None
+        detail = ""
+        if peer is not None:
+            detail = "\nserver exit: %r\nserver stderr (tail):\n%s\nstdout (tail):\n%s" % (
+                peer.proc.poll(),
+                "\n".join(peer.stderr_lines[-20:]),
+                "\n".join(line[:300] for line in peer.lines[-5:]),
+            )
+        raise RuntimeError("no result: %r%s" % (answer, detail))
     return answer["result"]["structuredContent"]
 
 
@@ -195,12 +207,17 @@ def scenario_inject_serve(args):
     peer = serve_peer(args)
     client = McpClient(peer)
     try:
-        created = structured(client.call("terminal_create", inject_spec()))
-        terminal = created["terminalId"]
-        # An answer the fragment corrupted never resolves (the attack's point): short waits from here.
-        client.call("terminal_wait_for_exit", {"terminalId": terminal, "timeoutSeconds": 10}, timeout=12.0)
-        answer = client.call("terminal_output", {"terminalId": terminal}, timeout=5.0)
-        output = answer["result"]["structuredContent"]["output"] if answer and "result" in answer else ""
+        created = client.call("terminal_create", inject_spec())
+        output = ""
+        # The fragment may corrupt the create's own answer (the attack's point): then there is no id to ask about.
+        if created is not None and "structuredContent" in created.get("result", {}):
+            terminal = created["result"]["structuredContent"]["terminalId"]
+            # An answer the fragment corrupted never resolves: short waits from here.
+            client.call("terminal_wait_for_exit", {"terminalId": terminal, "timeoutSeconds": 10}, timeout=12.0)
+            answer = client.call("terminal_output", {"terminalId": terminal}, timeout=5.0)
+            output = answer["result"]["structuredContent"]["output"] if answer and "result" in answer else ""
+        else:
+            time.sleep(2.0)
         ok = all(client.ping("after-%d" % i) is not None for i in range(3))
         parsed = peer.parsed()
         return {
