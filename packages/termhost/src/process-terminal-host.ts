@@ -123,8 +123,12 @@ export interface ProcessTerminalHostOptions {
  * - After `closeAll()` without a scope the host is closed: `create` rejects
  *   with `HOST_CLOSED` unless its command was already spawned, in which case
  *   it resolves with the id and `closeAll` kills that terminal too.
- * - Limits: processes that leave the group (`setsid`, double fork into a new
- *   session) escape `kill`; that is the policy's concern.
+ * - "The group" is what the spawner's `signalGroup`/`groupAlive` cover: the
+ *   process group with the default spawner, from which processes that start
+ *   a new session (`setsid`, a double fork) escape; the process group and a
+ *   cgroup with `CgroupProcessSpawner`, from which they do not.
+ * - An exit status has `processesLeft: true` when the group was still alive
+ *   as the terminal counted as exited.
  */
 export class ProcessTerminalHost implements TerminalHost {
   readonly #shellPrefix: readonly string[];

@@ -52,6 +52,13 @@ export interface ExitStatus {
   readonly signal: string | null;
   /** True when the host killed the command because its timeout passed. */
   readonly timedOut: boolean;
+  /**
+   * Present (and true) when processes the command started were still
+   * running when it counted as exited: background jobs of its process group
+   * and, where the host has a cgroup per terminal, anything that left the
+   * session (`setsid`, detached children). `kill`, `release` and shutdown end them.
+   */
+  readonly processesLeft?: true;
 }
 
 /** A snapshot of a terminal's retained output. */

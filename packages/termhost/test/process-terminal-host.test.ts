@@ -160,7 +160,13 @@ describe('ProcessTerminalHost: exit status', () => {
   it('counts as exited when a background job keeps the pipes open', async () => {
     const host = newHost();
     const id = await host.create({ command: 'sleep 30 & echo $!' });
-    expect(await host.waitForExit(id)).toEqual({ exitCode: 0, signal: null, timedOut: false });
+    // …and says that something it started still runs.
+    expect(await host.waitForExit(id)).toEqual({
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      processesLeft: true,
+    });
   });
 
   it('reports a command line naming an unknown command as exit code 127, not a create failure', async () => {

@@ -1,4 +1,12 @@
-import { CrossSpawnProcessSpawner, ProcessTerminalHost } from '@termgate/termhost';
+import {
+  CgroupProcessSpawner,
+  CrossSpawnProcessSpawner,
+  createTerminalCgroupRoot,
+  findOnPath,
+  type ProcessSpawner,
+  ProcessTerminalHost,
+  SetprivProcessSpawner,
+} from '@termgate/termhost';
 import type { Logger } from 'pino';
 import type { PolicyRuntime } from './policy-runtime.js';
 import type { ServeConfig } from './serve-config.js';
@@ -24,7 +32,10 @@ export function createGatedTerminalHost(
     gate: runtime.gate,
     observer: runtime.gate,
     digestOutput: true,
-    ...(runtime.sandbox !== null && { spawner: runtime.sandbox.wrap(new CrossSpawnProcessSpawner()) }),
+    spawner:
+      runtime.sandbox !== null
+        ? runtime.sandbox.wrap(new CrossSpawnProcessSpawner())
+        : commandSpawner(logger),
     reclaimExited: options.reclaimExited ?? false,
     inheritEnv: runtime.policy.inheritedEnv(process.env),
     ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
@@ -34,4 +45,42 @@ export function createGatedTerminalHost(
     onError: (error, where) =>
       logger.child({ component: 'termhost' }).warn({ err: error, where }, 'termhost error'),
   });
+}
+
+/**
+ * How commands are started without the sandbox (README, "What holds without
+ * the sandbox"):
+ * - in a cgroup v2 of their own when this process may create one (root, or
+ *   a delegated cgroup), so that kill, release and shutdown reach what left
+ *   the session, and a terminal reports processes left behind;
+ * - as root, without CAP_SYS_PTRACE (through setpriv), which keeps them from
+ *   reopening this process's stdin/stdout via `/proc/$PPID/fd`. A command of
+ *   another uid cannot open them anyway; one of the same non-root uid can.
+ */
+/**
+ * Without the sandbox: the strongest confinement the platform gives a plain
+ * spawn (a cgroup per terminal, no CAP_SYS_PTRACE for root's commands).
+ * With it, the sandbox's pid namespace does both, and this is not used.
+ */
+function commandSpawner(logger: Logger): ProcessSpawner {
+  let spawner: ProcessSpawner = new CrossSpawnProcessSpawner();
+  const cgroups = cgroupRoot();
+  if (cgroups !== null) spawner = new CgroupProcessSpawner(spawner, cgroups);
+  else logger.info('no writable cgroup v2: processes that leave their session outlive their terminal');
+  if (process.getuid?.() !== 0) return spawner;
+  const setpriv = findOnPath('setpriv', '/usr/bin:/bin:/usr/sbin:/sbin');
+  if (setpriv === null) {
+    logger.warn(
+      'running as root without setpriv (util-linux): commands keep CAP_SYS_PTRACE and can reach the protocol stream through /proc',
+    );
+    return spawner;
+  }
+  return new SetprivProcessSpawner(spawner, setpriv);
+}
+
+let cgroupRootMemo: string | null | undefined;
+/** One cgroup directory per process, shared by every host it builds. */
+function cgroupRoot(): string | null {
+  if (cgroupRootMemo === undefined) cgroupRootMemo = createTerminalCgroupRoot();
+  return cgroupRootMemo;
 }

@@ -10,7 +10,8 @@ import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.j
  * One `serve` run: MCP over the given streams until the input ends or
  * `stop` is called.
  *
- * Shutdown contract (stdin EOF, SIGTERM, SIGINT): open subscriptions are
+ * Shutdown contract (stdin EOF, a client that reads nothing for the stall
+ * timeout, SIGTERM, SIGINT): open subscriptions are
  * closed with a complete result, every terminal's process group is killed
  * and waited for, the shutdown hooks run (the audit trail's stop record),
  * queued messages are flushed, then `run` resolves. It is
@@ -30,12 +31,24 @@ export class ServeApplication {
     @inject(SHUTDOWN_HOOKS) private readonly shutdownHooks: readonly ShutdownHook[],
   ) {}
 
-  run(input: Readable, output: Writable, options: { endOutputOnClose: boolean }): Promise<void> {
+  /**
+   * `stallTimeoutMs`: how long the client may leave our output unread before
+   * it counts as gone and the server shuts down as on EOF (default: the
+   * transport's, 30 s).
+   */
+  run(
+    input: Readable,
+    output: Writable,
+    options: { endOutputOnClose: boolean; stallTimeoutMs?: number },
+  ): Promise<void> {
     if (this.stopping) return this.stopping;
     const finished = new Promise<void>((resolve) => {
       this.resolveRun = resolve;
     });
-    this.transport = new StdioTransport(input, output, { endOutputOnClose: options.endOutputOnClose });
+    this.transport = new StdioTransport(input, output, {
+      endOutputOnClose: options.endOutputOnClose,
+      ...(options.stallTimeoutMs !== undefined && { stallTimeoutMs: options.stallTimeoutMs }),
+    });
     this.transport.onclose = () => {
       void this.stop('input closed');
     };

@@ -136,3 +136,52 @@ describe('serve: the audit trail does not grow with the input', () => {
     }
   });
 });
+
+describe('serve: a create racing stdin EOF', () => {
+  test('is answered with what happened: a terminal id exactly when the trail shows its spawn', async () => {
+    const outcomes = { spawned: 0, refused: 0 };
+    for (let trial = 0; trial < 21; trial++) {
+      const server = WireServer.start(['--log-level', 'silent']);
+      try {
+        // Ready: the gate has started (a create waits for it; the race is with the spawn).
+        await server.request(
+          'tools/call',
+          modern({ name: 'terminal_create', arguments: { command: 'true' } }),
+        );
+        const id = server.id();
+        server.send({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: modern({ name: 'terminal_create', arguments: { command: 'sleep', args: ['1000'] } }),
+        });
+        await pause(trial % 7);
+        await server.closeStdin(15_000);
+        const answer = server.messages.find((m) => m.id === id);
+        const records = readFileSync(server.auditPath, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
+        const spawnedIds = records
+          .filter((r) => r.event.action === 'terminal-spawn')
+          .map((r) => r.termgate.terminal_id as string);
+        const result = answer?.result as
+          | { isError?: boolean; structuredContent?: { terminalId?: string } }
+          | undefined;
+        if (result !== undefined && result.isError !== true) {
+          const terminalId = result.structuredContent?.terminalId;
+          expect(spawnedIds).toContain(terminalId);
+          outcomes.spawned++;
+        } else {
+          // Refused or never answered: then nothing of it ran (only the readiness probe spawned).
+          expect(spawnedIds).toHaveLength(1);
+          expect(JSON.stringify(answer ?? {})).not.toMatch(/while the command was starting/);
+          outcomes.refused++;
+        }
+      } finally {
+        await server.dispose();
+      }
+    }
+    expect(outcomes.spawned + outcomes.refused).toBe(21);
+  }, 180_000);
+});

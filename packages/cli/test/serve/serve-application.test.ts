@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
 import { buildServeContainer } from '../../src/serve/composition-root.js';
@@ -97,5 +97,53 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       expect.arrayContaining(['terminal-create', 'terminal-spawn', 'terminal-output', 'terminal-exit']),
     );
     expect(actions.at(-1)).toBe('server-stop');
+  });
+
+  it('shuts down as on EOF when the client reads nothing for the stall timeout, killing every terminal', async () => {
+    const auditPath = join(mkdtempSync(join(tmpdir(), 'termgate-serve-')), 'audit.jsonl');
+    const config = {
+      policyPath: null,
+      auditPath,
+      auditFsync: false,
+      shell: null,
+      logLevel: 'silent' as const,
+      cwd: process.cwd(),
+    };
+    const runtime = await startPolicyRuntime(config, () => undefined, { judgeWorkerPath: JUDGE_WORKER });
+    const app = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime)).get(
+      ServeApplication,
+    );
+    const input = new PassThrough();
+    const firstLines: string[] = [];
+    // A client that takes the first chunk and then never reads again: nothing written later drains.
+    const stuck = new Writable({
+      highWaterMark: 64,
+      write(chunk: Buffer, _encoding, callback) {
+        if (firstLines.length === 0) {
+          firstLines.push(chunk.toString());
+          callback();
+        }
+      },
+    });
+    const running = app.run(input, stuck, { endOutputOnClose: true, stallTimeoutMs: 300 });
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'terminal_create', arguments: { command: 'echo $$; exec sleep 1000' } } })}\n`,
+    );
+    while (firstLines.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const { terminalId } = (
+      JSON.parse(firstLines[0]!).result as { structuredContent: { terminalId: string } }
+    ).structuredContent;
+    for (let i = 0; i < 50; i++) {
+      input.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: `o${i}`, method: 'tools/call', params: { name: 'terminal_output', arguments: { terminalId } } })}\n`,
+      );
+    }
+    // No end of input: the stall alone ends the run.
+    await running;
+    const records = [...readAuditRecords(auditPath)].map(
+      (r) => ('record' in r ? r.record : {}) as { event?: { action: string; reason?: string } },
+    );
+    expect(records.some((r) => r.event?.action === 'terminal-exit')).toBe(true);
+    expect(records.at(-1)?.event?.action).toBe('server-stop');
   });
 });

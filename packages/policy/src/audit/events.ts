@@ -158,6 +158,7 @@ export function exitEvent(event: ExitedEvent, pid?: number): AuditEvent {
       total_bytes: event.totalBytes,
       dropped_bytes: event.droppedBytes,
       output_sha256: event.outputSha256,
+      ...(event.exitStatus.processesLeft === true && { processes_left: true }),
       ...callerAndCaps(event.caller),
     },
   };

@@ -85,4 +85,22 @@ describe('audit records: bounded client fields', () => {
     expect(cutUtf8('a😀', 4)).toBe('a');
     expect(cutUtf8('a😀', 5)).toBe('a😀');
   });
+
+  test('an exit record says when processes were left running', () => {
+    const base = {
+      terminalId: 't',
+      caller: {},
+      durationMs: 1,
+      totalBytes: 0,
+      droppedBytes: 0,
+      outputSha256: null,
+    };
+    const left = exitEvent({
+      ...base,
+      exitStatus: { exitCode: 0, signal: null, timedOut: false, processesLeft: true },
+    });
+    expect(left.termgate).toMatchObject({ processes_left: true });
+    const clean = exitEvent({ ...base, exitStatus: { exitCode: 0, signal: null, timedOut: false } });
+    expect(clean.termgate).not.toHaveProperty('processes_left');
+  });
 });

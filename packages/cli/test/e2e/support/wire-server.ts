@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -90,8 +90,10 @@ export function unsandboxedDefaultPolicy(): string {
     if (!/^ {2}mode: required$/m.test(text))
       throw new Error(`${DEFAULT_POLICY} has no sandbox mode to turn off`);
     const dir = mkdtempSync(path.join(tmpdir(), 'termgate-e2e-policy-'));
+    // Readable by every user: some suites start the server as nobody.
+    chmodSync(dir, 0o755);
     unsandboxedPolicy = path.join(dir, 'default-unsandboxed.yaml');
-    writeFileSync(unsandboxedPolicy, text.replace(/^ {2}mode: required$/m, '  mode: off'));
+    writeFileSync(unsandboxedPolicy, text.replace(/^ {2}mode: required$/m, '  mode: off'), { mode: 0o644 });
   }
   return unsandboxedPolicy;
 }

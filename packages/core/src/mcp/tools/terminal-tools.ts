@@ -56,6 +56,7 @@ function exitFields(status: ExitStatus | null): Record<string, unknown> {
     exitCode: status?.exitCode ?? null,
     signal: status?.signal ?? null,
     timedOut: status?.timedOut ?? false,
+    ...(status?.processesLeft === true && { processesLeft: true }),
   };
 }
 

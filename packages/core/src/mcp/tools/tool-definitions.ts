@@ -22,6 +22,11 @@ const exitStatusProperties = {
     type: 'boolean',
     description: "True when termgate killed the command because the policy's timeout passed.",
   },
+  processesLeft: {
+    type: 'boolean',
+    description:
+      'Present and true when processes the command started still ran when it exited (background jobs, detached or setsid children); terminal_kill and terminal_release end them.',
+  },
 } as const;
 
 const exitStatus = {

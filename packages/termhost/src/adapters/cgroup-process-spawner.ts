@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
+
+/**
+ * Creates a cgroup v2 directory for this server's terminals, below the
+ * cgroup this process runs in, when that is possible: a cgroup2 mount, our
+ * cgroup writable (root, or a cgroup delegated to the user). Returns its
+ * path, or `null`; the directory is removed when this process exits (once
+ * empty, which `closeAll` ensures).
+ */
+export function createTerminalCgroupRoot(): string | null {
+  const own = ownCgroupDirectory();
+  if (own === null) return null;
+  try {
+    accessSync(join(own, 'cgroup.procs'), constants.W_OK);
+    removeStaleRoots(own);
+    const root = join(own, `termgate-${process.pid}-${randomUUID().slice(0, 8)}`);
+    mkdirSync(root);
+    process.once('exit', () => removeTree(root));
+    return root;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes the empty cgroup directories left by termgate processes that are gone (killed before they could clean up). */
+function removeStaleRoots(own: string): void {
+  for (const entry of readdirSync(own)) {
+    const match = /^termgate-(\d+)(-|$)/.exec(entry);
+    if (match === null || processExists(Number(match[1]))) continue;
+    removeTree(join(own, entry));
+  }
+}
+
+/** rmdir of `dir`'s empty child cgroups, then of `dir`; populated ones stay. */
+function removeTree(dir: string): void {
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
+    }
+  } catch {
+    // gone
+  }
+  removeCgroup(dir);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Where this process's cgroup v2 is: the cgroup2 mount point and our directory below it; `null` without one. */
+function cgroupLocation(): { mount: string; own: string } | null {
+  try {
+    const line = readFileSync('/proc/self/cgroup', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('0::'));
+    if (line === undefined) return null;
+    const fields = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .find((f) => f[f.indexOf('-') + 1] === 'cgroup2');
+    const mount = fields?.[4];
+    if (mount === undefined) return null;
+    const own = join(mount, line.slice(3));
+    return existsSync(join(own, 'cgroup.procs')) ? { mount, own } : null;
+  } catch {
+    return null;
+  }
+}
+
+function ownCgroupDirectory(): string | null {
+  return cgroupLocation()?.own ?? null;
+}
+
+/**
+ * A {@link ProcessSpawner} that gives every command its own cgroup v2,
+ * created below `root` (see {@link createTerminalCgroupRoot}). A process
+ * can leave its session and process group (`setsid`, a detached child, a
+ * double fork) but not its cgroup: signals go to the process group **and**
+ * to every process of the cgroup (SIGKILL through `cgroup.kill`, atomic
+ * against forks), and the group counts as alive while the cgroup is
+ * populated. The cgroup is removed once empty.
+ *
+ * How a command is born in its cgroup without a launcher process: the wrapped
+ * spawner forks synchronously (`child_process.spawn`), so this process writes
+ * itself into the terminal's cgroup, calls it, and writes itself back before
+ * anything else runs. The child's cgroup is then checked: one that did not
+ * start there (a wrapped spawner that forked later) is killed and the spawn
+ * rejected (`ECGROUP`). If the way back fails, this spawner refuses every
+ * later spawn.
+ */
+export class CgroupProcessSpawner implements ProcessSpawner {
+  #broken: Error | null = null;
+  readonly #location: { mount: string; own: string };
+
+  constructor(
+    private readonly inner: ProcessSpawner,
+    private readonly root: string,
+  ) {
+    const location = cgroupLocation();
+    if (location === null) throw new Error('no cgroup v2 for this process');
+    this.#location = location;
+  }
+
+  async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
+    if (this.#broken !== null) throw this.#broken;
+    const dir = join(this.root, `t-${randomUUID()}`);
+    mkdirSync(dir);
+    let pending: Promise<SpawnedProcess>;
+    try {
+      writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
+    } catch (error) {
+      removeCgroup(dir);
+      throw error;
+    }
+    try {
+      pending = this.inner.spawn(request);
+    } finally {
+      this.#goHome();
+    }
+    let child: SpawnedProcess;
+    try {
+      child = await pending;
+    } catch (error) {
+      removeCgroup(dir);
+      throw error;
+    }
+    const actual = cgroupOf(child.pid);
+    if (actual !== null && join(this.#location.mount, actual) !== dir) {
+      child.signalGroup('SIGKILL');
+      removeCgroup(dir);
+      throw Object.assign(new Error(`the command did not start in its cgroup ${dir}`), { code: 'ECGROUP' });
+    }
+    return new CgroupProcess(child, dir);
+  }
+
+  #goHome(): void {
+    try {
+      writeFileSync(join(this.#location.own, 'cgroup.procs'), String(process.pid));
+    } catch (error) {
+      this.#broken = new Error(`cannot leave a terminal cgroup: ${(error as Error).message}`);
+      throw this.#broken;
+    }
+  }
+}
+
+/** The cgroup v2 path of `pid` (below the mount), or `null` when it cannot be read (it exited). */
+function cgroupOf(pid: number): string | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('0::'));
+    return line === undefined ? null : line.slice(3);
+  } catch {
+    return null;
+  }
+}
+
+class CgroupProcess implements SpawnedProcess {
+  readonly pid: number;
+  readonly stdout: SpawnedProcess['stdout'];
+  readonly stderr: SpawnedProcess['stderr'];
+  readonly exited: SpawnedProcess['exited'];
+  #removed = false;
+
+  constructor(
+    private readonly group: SpawnedProcess,
+    private readonly dir: string,
+  ) {
+    this.pid = group.pid;
+    this.stdout = group.stdout;
+    this.stderr = group.stderr;
+    this.exited = group.exited;
+  }
+
+  signalGroup(signal: 'SIGTERM' | 'SIGKILL'): boolean {
+    const inGroup = this.group.signalGroup(signal);
+    if (this.#removed) return inGroup;
+    if (!inGroup && !this.populated()) return !this.#tryRemove();
+    if (signal === 'SIGKILL' && existsSync(join(this.dir, 'cgroup.kill'))) {
+      tryWrite(join(this.dir, 'cgroup.kill'), '1');
+    } else {
+      for (const pid of this.members()) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // exited meanwhile
+        }
+      }
+    }
+    return inGroup || this.populated();
+  }
+
+  /**
+   * Alive while the process group or the cgroup has a process, and until the
+   * emptied cgroup is removed: a cgroup whose last tasks are still exiting
+   * refuses rmdir (EBUSY) for a moment, and a release waits for it.
+   */
+  groupAlive(): boolean {
+    if (this.group.groupAlive() || this.populated()) return true;
+    return !this.#tryRemove();
+  }
+
+  /** True once the cgroup directory is gone. */
+  #tryRemove(): boolean {
+    if (this.#removed) return true;
+    try {
+      rmdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
+    this.#removed = true;
+    return true;
+  }
+
+  private populated(): boolean {
+    if (this.#removed) return false;
+    try {
+      return /^populated 1$/m.test(readFileSync(join(this.dir, 'cgroup.events'), 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+
+  private members(): number[] {
+    try {
+      return readFileSync(join(this.dir, 'cgroup.procs'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(Number);
+    } catch {
+      return [];
+    }
+  }
+}
+
+function tryWrite(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch {
+    // the cgroup is gone
+  }
+}
+
+function removeCgroup(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // still populated (it is removed when found empty) or gone
+  }
+}

@@ -1,0 +1,121 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
+import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
+import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
+import { isRunning, until } from '../support/processes.js';
+
+afterEach(closeHosts);
+
+const root = createTerminalCgroupRoot();
+// CI runs as root with a cgroup v2 mount: there this must run, never skip.
+const withCgroups = root !== null || process.env.CI ? test : test.skip;
+
+/** A host whose terminals' cgroups live in a fresh root of its own (returned as `cgroups`). */
+function cgroupHost() {
+  const cgroups = createTerminalCgroupRoot();
+  if (cgroups === null) throw new Error('no writable cgroup v2 here (CI must provide one)');
+  return Object.assign(
+    newHost({ spawner: new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), cgroups) }),
+    {
+      cgroups,
+    },
+  );
+}
+
+/** A process that leaves the terminal's session and process group, printing its pid. */
+const ESCAPES = {
+  'setsid -f': "setsid -f sh -c 'echo $$; exec sleep 1000'; sleep 1000",
+  'a double fork into a new session': "(setsid sh -c 'echo $$; exec sleep 1000' &) ; sleep 1000",
+};
+
+describe('CgroupProcessSpawner', () => {
+  for (const [name, command] of Object.entries(ESCAPES)) {
+    withCgroups(`kill reaches a process that left the session (${name})`, async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command });
+      const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+      expect(isRunning(pid!)).toBe(true);
+      await host.kill(id);
+      await host.waitForExit(id);
+      await until(() => !isRunning(pid!));
+    });
+  }
+
+  withCgroups(
+    'a leader that exits while a setsid child runs reports processesLeft; release ends the child',
+    async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command: "setsid sh -c 'echo $$; exec sleep 1000'" });
+      const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+      expect(await host.waitForExit(id)).toEqual({
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        processesLeft: true,
+      });
+      expect(isRunning(pid!)).toBe(true);
+      await host.release(id);
+      expect(isRunning(pid!)).toBe(false);
+    },
+  );
+
+  withCgroups('closeAll ends escaped processes and removes every terminal cgroup', async () => {
+    const host = cgroupHost();
+    const id = await host.create({ command: ESCAPES['setsid -f'] });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.closeAll();
+    expect(isRunning(pid!)).toBe(false);
+    expect(readdirSync(host.cgroups).filter((entry) => /^t-/.test(entry))).toEqual([]);
+  });
+
+  withCgroups(
+    'removes a terminal’s cgroup when it is released, and stale roots of dead servers',
+    async () => {
+      const host = cgroupHost();
+      const id = await host.create({ command: 'true', args: [] });
+      await host.waitForExit(id);
+      await host.release(id);
+      expect(readdirSync(host.cgroups).filter((entry) => entry.startsWith('t-'))).toEqual([]);
+      const parent = dirname(root!);
+      const stale = join(parent, 'termgate-999999999-deadbeef'); // beyond pid_max: no such process
+      mkdirSync(join(stale, 't-x'), { recursive: true });
+      const another = createTerminalCgroupRoot();
+      expect(existsSync(stale)).toBe(false);
+      expect(another).not.toBeNull();
+    },
+  );
+
+  withCgroups('still rejects a missing program with PROGRAM_NOT_FOUND', async () => {
+    await expect(cgroupHost().create({ command: 'no-such-program-xyz', args: [] })).rejects.toMatchObject({
+      code: 'PROGRAM_NOT_FOUND',
+    });
+  });
+
+  withCgroups('refuses, and kills, a command a wrapped spawner started outside its cgroup', async () => {
+    const late = {
+      async spawn(request: Parameters<CrossSpawnProcessSpawner['spawn']>[0]) {
+        await new Promise((resolve) => setTimeout(resolve, 10)); // forks after the cgroup was left
+        return new CrossSpawnProcessSpawner().spawn(request);
+      },
+    };
+    const cgroups = createTerminalCgroupRoot()!;
+    const host = newHost({ spawner: new CgroupProcessSpawner(late, cgroups) });
+    await expect(host.create({ command: 'sleep', args: ['1000.4242'] })).rejects.toMatchObject({
+      code: 'SPAWN_FAILED',
+      message: expect.stringContaining('did not start in its cgroup'),
+    });
+    expect(readdirSync(cgroups)).not.toContainEqual(expect.stringMatching(/^t-/));
+    await until(
+      () => !readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && cmdline(pid).includes('1000.4242')),
+    );
+  });
+});
+
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
