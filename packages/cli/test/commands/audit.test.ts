@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   CheckpointingAuditSink,
   type CommandJudge,
+  listTrailDirectory,
   loadSigningKey,
   PinoAuditSink,
   PolicyGate,
@@ -295,11 +296,8 @@ describe('termgate audit over rotated and signed trails', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const files = () =>
-    readdirSync(trail)
-      .filter((name) => /^audit\.\d{8}T/.test(name))
-      .sort()
-      .map((name) => join(trail, name));
+  // In trail order: two rotations in one millisecond give `…Z.jsonl` then `…Z-2.jsonl`, which a plain sort reverses.
+  const files = () => listTrailDirectory(trail);
 
   test('keygen: private key 0600, and it refuses to overwrite', async () => {
     expect(statSync(key).mode & 0o777).toBe(0o600);
