@@ -13,10 +13,14 @@ import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.j
  * Shutdown contract (stdin EOF, a client that reads nothing for the stall
  * timeout, SIGTERM, SIGINT): open subscriptions are
  * closed with a complete result, every terminal's process group is killed
- * and waited for, the shutdown hooks run (the audit trail's stop record),
+ * and waited for, requests still running answer (for up to 2 s), the
+ * shutdown hooks run (the audit trail's stop record),
  * queued messages are flushed, then `run` resolves. It is
  * safe to call `stop` more than once.
  */
+/** How long shutdown waits for started requests to answer after the terminals ended. */
+const SETTLE_MS = 2000;
+
 @injectable()
 export class ServeApplication {
   private stopping: Promise<void> | null = null;
@@ -66,6 +70,8 @@ export class ServeApplication {
     this.logger.info({ reason }, 'shutting down');
     await this.connection?.shutdown();
     await this.host.closeAll();
+    // A request the terminals were part of (a create waiting for its command) answers with what happened.
+    await this.connection?.settle(SETTLE_MS);
     for (const hook of this.shutdownHooks) {
       try {
         await hook(reason);

@@ -127,6 +127,8 @@ export class McpConnection {
   private readonly waitingKeys = new Set<string>();
   /** Answer-producing requests running (see `maxActiveRequests`). */
   private active = 0;
+  /** Every started request until it answered (or was cancelled): what `settle` waits for. */
+  private readonly running = new Set<Promise<void>>();
   private readonly maxBacklogBytes: number;
   private readonly maxActive: number;
   private readonly maxInFlight: number;
@@ -145,6 +147,23 @@ export class McpConnection {
     channel.onmessage = (message) => this.receive(message);
     channel.onframingerror = (error) => this.framingError(error);
     channel.start();
+  }
+
+  /**
+   * Resolves once every started request has answered, or after `timeoutMs`.
+   * Shutdown calls it after the terminals ended, so that a request they
+   * were part of (a create waiting for its command) answers with what
+   * happened before the channel closes. Open subscriptions are not waited for.
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    const pending = [...this.running];
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.allSettled(pending), expired]);
+    clearTimeout(timer);
   }
 
   /** Ends open subscriptions with a complete result. Idempotent. */
@@ -205,12 +224,14 @@ export class McpConnection {
       this.waiting.shift();
       this.waitingKeys.delete(idKey(next.id));
       if (heavy) this.active++;
-      void this.request(next).finally(() => {
+      const running = this.request(next).finally(() => {
+        this.running.delete(running);
         if (heavy) {
           this.active--;
           this.pump();
         }
       });
+      this.running.add(running);
     }
     if (this.waiting.length > 0) this.channel.pause?.();
     else this.channel.resume?.();
