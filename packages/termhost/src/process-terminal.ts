@@ -255,7 +255,8 @@ export class ProcessTerminal {
       exitCode: this.#leader.exitCode,
       signal: this.#leader.signal,
       timedOut: this.#timedOut,
-      ...(this.#process.groupAlive() && { processesLeft: true as const }),
+      ...(this.#process.diesWithLeader !== true &&
+        this.#process.groupAlive() && { processesLeft: true as const }),
     });
     this.#status = status;
     const outputSha256 = this.#hash?.digest('hex') ?? null;

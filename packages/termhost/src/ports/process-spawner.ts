@@ -47,6 +47,12 @@ export interface SpawnedProcess {
   signalGroup(signal: 'SIGTERM' | 'SIGKILL'): boolean;
   /** True while any process of the group runs. Zombies do not count as running. */
   groupAlive(): boolean;
+  /**
+   * True when nothing the process started can outlive it (it is the init of
+   * a pid namespace, say): then no process counts as left after the
+   * leader's exit, even while the group is still being torn down.
+   */
+  readonly diesWithLeader?: boolean;
 }
 
 /**

@@ -144,11 +144,21 @@ export class BubblewrapSandbox {
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
-    return inner.spawn({
+    const spawned = await inner.spawn({
       argv: [...prefix, this.#bwrap, ...bubblewrapArguments(profile, request.cwd), ...request.argv],
       cwd: request.cwd,
       env,
     });
+    // The command's pid namespace ends with bwrap: nothing is left once it exited.
+    return {
+      pid: spawned.pid,
+      stdout: spawned.stdout,
+      stderr: spawned.stderr,
+      exited: spawned.exited,
+      signalGroup: (signal) => spawned.signalGroup(signal),
+      groupAlive: () => spawned.groupAlive(),
+      diesWithLeader: true,
+    };
   }
 }
 
