@@ -1,7 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
+import { assertExecutable, findOnPath } from '../executable-check.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
@@ -137,10 +138,8 @@ export class BubblewrapSandbox {
       }
       prefix = [this.#nsenter, '--preserve-credentials', ...this.#holder.enterArguments(), '--'];
     }
-    const [program] = request.argv;
-    if (program === undefined) throw Object.assign(new Error('empty argv'), { code: 'EINVAL' });
     // bwrap reports a missing program only after it started; keep the port's ENOENT contract.
-    assertExecutable(program, request.cwd, request.env.PATH ?? '');
+    assertExecutable(request);
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
@@ -345,35 +344,13 @@ function probe(bwrap: string): Promise<void> {
 }
 
 function findProgram(name: string, path: string, debianPackage: string): string {
-  for (const dir of path.split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
+  // Only absolute PATH entries: the sandbox's own tools must not come from the cwd.
+  const found = findOnPath(name, path.split(delimiter).filter(isAbsolute).join(delimiter));
+  if (found !== null) return found;
   throw new SandboxUnavailableError(
     `${name} was not found on PATH`,
     `install the Debian/Ubuntu package "${debianPackage}" (apt-get install ${debianPackage}), or set \`sandbox.mode: off\` in the policy to run unconfined`,
   );
-}
-
-function assertExecutable(program: string, cwd: string, path: string): void {
-  if (program.includes('/')) {
-    if (isExecutableFile(resolve(cwd, program))) return;
-  } else {
-    for (const dir of path.split(delimiter)) {
-      if (isExecutableFile(resolve(cwd, dir === '' ? '.' : dir, program))) return;
-    }
-  }
-  throw Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT' });
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function sandboxError(message: string): Error {
