@@ -53,7 +53,11 @@ export interface SimpleCommand {
   readonly redirects?: readonly Redirection[];
 }
 
-export type Verdict = 'allow' | 'deny';
+/**
+ * `ask`: the command may run only once a person approved it (the gate asks
+ * through the caller's approver). Precedence is deny over ask over allow.
+ */
+export type Verdict = 'allow' | 'deny' | 'ask';
 
 export interface PolicyDecision {
   readonly decision: Verdict;

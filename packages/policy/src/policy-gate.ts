@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import type {
+  ApprovalAnswer,
   ExitedEvent,
   Gate,
   GateDecision,
@@ -9,8 +10,10 @@ import type {
   TerminalId,
   TerminalObserver,
 } from '@termgate/termhost';
+import { Approvals, type AskedApproval, refusalReason } from './approvals.js';
 import { describeCause } from './audit/audit-error.js';
 import {
+  answerEvent,
   decisionEvent,
   exitEvent,
   type PolicyInfo,
@@ -45,6 +48,8 @@ export interface PolicyGateOptions {
    * that cannot be computed turns the allow into a refusal.
    */
   readonly sandbox?: SandboxProfiler;
+  /** The clock approval latencies are measured with (ms). Default `performance.now`. */
+  readonly now?: () => number;
 }
 
 /**
@@ -65,7 +70,18 @@ export interface PolicyGateOptions {
  * - One exception, toward safety: an allowed `kill` or `release` goes ahead
  *   even when its record cannot be written, because refusing it would keep a
  *   process running. Its answer's reason says it was not recorded.
- * - As a `TerminalObserver` it records `terminal-spawn` and `terminal-exit`.
+ * - `ask` (a create the policy runs only with a person's approval): the
+ *   decision record (`termgate.decision: ask`, with `termgate.approval.id`)
+ *   is appended first, then the caller's approver is asked, then a
+ *   `terminal-answer` record is appended, and only then does the gate answer:
+ *   an allow with the same cwd and sandbox an allow would have had, or a
+ *   refusal whose `approval` says how the question ended. No approver, an
+ *   approver that fails, or an answer that cannot be recorded is a refusal.
+ *   An `allow_always` answer lets this exact line (or program and
+ *   arguments) in this cwd, in this caller scope, run without asking for the
+ *   gate's life whenever the policy asks for it again; a deny still wins.
+ * - As a `TerminalObserver` it records `terminal-spawn` and `terminal-exit`;
+ *   a spawn after an approval names it (`termgate.approval.id`).
  *   A failed append there is thrown (the host logs it); the command already
  *   runs, and the next decision will be refused by the failed sink.
  */
@@ -76,6 +92,9 @@ export class PolicyGate implements Gate, TerminalObserver {
   private readonly pids = new Map<TerminalId, number>();
   /** sha256 of each allowed create's sandbox profile, for its spawn record. */
   private readonly profiles = new Map<TerminalId, string>();
+  /** The approval each approved create ran on, for its spawn record. */
+  private readonly approvedBy = new Map<TerminalId, string>();
+  private readonly approvals: Approvals;
 
   constructor(
     private readonly judge: CommandJudge,
@@ -85,6 +104,7 @@ export class PolicyGate implements Gate, TerminalObserver {
   ) {
     this.followUp = options.followUp ?? allowFollowUps;
     this.sandbox = options.sandbox?.enabled ? options.sandbox : null;
+    this.approvals = new Approvals(options.now ?? (() => performance.now()));
   }
 
   decide(request: GateRequest): GateDecision | Promise<GateDecision> {
@@ -95,7 +115,9 @@ export class PolicyGate implements Gate, TerminalObserver {
     this.pids.set(event.terminalId, event.pid);
     const profile = this.profiles.get(event.terminalId);
     this.profiles.delete(event.terminalId);
-    this.sink.append(spawnEvent(event, profile));
+    const approval = this.approvedBy.get(event.terminalId);
+    this.approvedBy.delete(event.terminalId);
+    this.sink.append(spawnEvent(event, profile, approval));
   }
 
   onExited(event: ExitedEvent): void {
@@ -124,11 +146,16 @@ export class PolicyGate implements Gate, TerminalObserver {
     );
   }
 
-  /** Records the judged create, then answers it (a refusal when the record cannot be written). */
-  private answerCreate(request: GateRequest, judged: RecordedDecision): GateDecision {
+  /**
+   * Records the judged create, then answers it (a refusal when the record
+   * cannot be written). An `ask` is asked after its record, and answered once
+   * the answer is recorded too.
+   */
+  private answerCreate(request: GateRequest, judged: RecordedDecision): GateDecision | Promise<GateDecision> {
     let sandbox: SandboxProfile | undefined;
     let decided = judged;
-    if (judged.decision === 'allow' && this.sandbox !== null) {
+    // An ask runs, if approved, exactly as an allow would: same cwd, same sandbox.
+    if (judged.decision !== 'deny' && this.sandbox !== null) {
       try {
         sandbox = this.sandbox.profile(judged.resolvedCwd ?? request.spec.cwd);
         decided = { ...judged, sandboxSha256: sandboxProfileSha256(sandbox) };
@@ -142,14 +169,78 @@ export class PolicyGate implements Gate, TerminalObserver {
         };
       }
     }
+    let asked: AskedApproval | undefined;
+    if (decided.decision === 'ask') {
+      const earlier = this.approvals.approvedAlways(request, decided);
+      if (earlier !== undefined) {
+        decided = {
+          ...decided,
+          decision: 'allow',
+          reason: `approved earlier for every run of this exact line (approval ${earlier}): ${decided.reason}`,
+          approval: { id: earlier, reused: true },
+        };
+      } else {
+        asked = this.approvals.prepare(request, decided);
+        decided = { ...decided, approval: { id: asked.question.approvalId, channel: asked.channel } };
+      }
+    }
     try {
       this.sink.append(decisionEvent(request, decided, this.policy));
     } catch (error) {
       return { allow: false, reason: `audit trail unavailable: ${describeCause(error)}; nothing was run` };
     }
+    if (asked !== undefined) return this.askAndAnswer(request, decided, asked, sandbox);
     if (decided.decision !== 'allow')
       return { allow: false, reason: decided.reason, ruleIds: decided.ruleIds };
+    return this.allowCreate(request, decided, sandbox);
+  }
+
+  /** Asks (the ask is recorded), records the answer, then answers the create. Never rejects. */
+  private async askAndAnswer(
+    request: GateRequest,
+    decided: RecordedDecision,
+    asked: AskedApproval,
+    sandbox: SandboxProfile | undefined,
+  ): Promise<GateDecision> {
+    const answer: ApprovalAnswer = await asked.answer();
+    const allowed = answer.outcome === 'allow_once' || answer.outcome === 'allow_always';
+    const reason = allowed
+      ? `approved by a person (${answer.outcome}${answer.answeredBy ? `, answered by ${answer.answeredBy}` : ''} via ${answer.channel}): ${decided.reason}`
+      : refusalReason(answer, decided.reason);
+    try {
+      this.sink.append(
+        answerEvent(request, {
+          approvalId: asked.question.approvalId,
+          outcome: answer.outcome,
+          channel: answer.channel,
+          ...(answer.answeredBy !== undefined && { answeredBy: answer.answeredBy }),
+          ...(answer.detail !== undefined && { detail: answer.detail }),
+          ...(answer.answersApprovalId !== undefined && { answersApprovalId: answer.answersApprovalId }),
+          latencyMs: asked.latencyMs(),
+          allowed,
+          reason,
+        }),
+      );
+    } catch (error) {
+      return {
+        allow: false,
+        reason: `audit trail unavailable: ${describeCause(error)}; the answer was not recorded, so nothing was run`,
+        approval: answer.outcome,
+      };
+    }
+    if (!allowed) return { allow: false, reason, ruleIds: decided.ruleIds, approval: answer.outcome };
+    if (answer.outcome === 'allow_always') this.approvals.rememberAlways(request, decided, asked);
+    this.approvedBy.set(request.terminalId, asked.question.approvalId);
+    return this.allowCreate(request, { ...decided, reason }, sandbox);
+  }
+
+  private allowCreate(
+    request: GateRequest,
+    decided: RecordedDecision,
+    sandbox: SandboxProfile | undefined,
+  ): GateDecision {
     if (decided.sandboxSha256 !== undefined) this.profiles.set(request.terminalId, decided.sandboxSha256);
+    if (decided.approval?.reused) this.approvedBy.set(request.terminalId, decided.approval.id);
     return {
       allow: true,
       reason: decided.reason,
@@ -215,7 +306,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 function wellFormed(answer: unknown): RecordedDecision | null {
   if (typeof answer !== 'object' || answer === null) return null;
   const { decision, ruleIds, reason, subcommands, resolvedCwd } = answer as Partial<PolicyDecision>;
-  if (decision !== 'allow' && decision !== 'deny') return null;
+  if (decision !== 'allow' && decision !== 'deny' && decision !== 'ask') return null;
   if (!Array.isArray(ruleIds) || !ruleIds.every((id) => typeof id === 'string')) return null;
   if (typeof reason !== 'string') return null;
   return {

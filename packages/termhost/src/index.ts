@@ -21,6 +21,12 @@ export { SandboxUnavailableError } from './adapters/sandbox/sandbox-unavailable-
 export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './adapters/setpriv-process-spawner.js';
 export { NON_INTERACTIVE_ENV, SHELL_STARTUP_ENV } from './environment.js';
 export { TermhostError, type TermhostErrorCode } from './errors.js';
+export type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalQuestion,
+  Approver,
+} from './ports/approver.js';
 export { GATE, type Gate, type GateDecision, type GateRequest, type GateVerb } from './ports/gate.js';
 export {
   PROCESS_SPAWNER,

@@ -437,7 +437,14 @@ export class ProcessTerminalHost implements TerminalHost {
       typeof decision === 'object' && decision !== null && !decision.allow && Array.isArray(decision.ruleIds)
         ? [...decision.ruleIds]
         : [];
-    throw new TermhostError('GATE_DENIED', `${verb} denied: ${reason}`, { verb, reason, ruleIds });
+    const approval =
+      typeof decision === 'object' && decision !== null && !decision.allow ? decision.approval : undefined;
+    throw new TermhostError('GATE_DENIED', `${verb} denied: ${reason}`, {
+      verb,
+      reason,
+      ruleIds,
+      ...(approval !== undefined && { approval }),
+    });
   }
 
   /** Forgets the terminal at once, then closes it; concurrent calls share one close. */

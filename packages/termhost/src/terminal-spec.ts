@@ -1,3 +1,5 @@
+import type { Approver } from './ports/approver.js';
+
 /** Opaque, unguessable handle for one terminal. Never a pid. */
 export type TerminalId = string;
 
@@ -91,4 +93,9 @@ export interface CallerContext {
   readonly clientVersion?: string;
   /** Protocol and revision, e.g. `"mcp/2026-07-28"` or `"acp/1"`. */
   readonly protocol?: string;
+  /**
+   * Who to ask when the gate's decision is `ask`, for this request. Absent:
+   * nobody can be asked, and an `ask` is refused.
+   */
+  readonly approver?: Approver;
 }

@@ -14,8 +14,12 @@ import { formatSummary } from './audit-summary-format.js';
 import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
 
-/** The decisions `--decision` accepts (a later decision is added here). */
-export const AUDIT_DECISIONS: readonly NonNullable<AuditQuery['decision']>[] = ['allow', 'deny'];
+/**
+ * The decisions `--decision` accepts. `ask` finds the creates that asked a
+ * person; their `terminal-answer` records carry allow or deny (with
+ * `termgate.approval.outcome` telling a person's "no" from a rule's).
+ */
+export const AUDIT_DECISIONS: readonly NonNullable<AuditQuery['decision']>[] = ['allow', 'deny', 'ask'];
 
 export const AUDIT_USAGE = `Usage:
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]

@@ -26,8 +26,11 @@ export const POLICY_USAGE = `Usage:
                                              judge one command line (--argv: the words are argv, no shell)
   termgate policy explain FILE --json        batch: JSON Lines {"command", "args"?, "cwd"?, "env"?} on stdin,
                                              one decision object per line on stdout, in order
-Exit status: 0 ok/allowed, 1 invalid/failed/denied, 2 usage error.
+Exit status: 0 ok/allowed, 1 invalid/failed/denied, 2 usage error, 3 (explain) approval needed: ask.
 `;
+
+/** `policy explain`'s exit status per decision. */
+const EXPLAIN_EXIT = { allow: 0, deny: 1, ask: 3 } as const;
 
 /** `termgate policy …`: argv starts after the word `policy`. */
 export const policyCommand: CliCommand = async (argv, io) => {
@@ -154,7 +157,7 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
       ? `${JSON.stringify({ ...toJson(explanation), ...(sandbox && { sandbox }) })}\n`
       : toText(explanation, policy) + sandboxText(sandbox),
   );
-  return explanation.decision.decision === 'allow' ? 0 : 1;
+  return EXPLAIN_EXIT[explanation.decision.decision];
 }
 
 /** One decision object per input line, in order; a bad line yields `{"line": n, "error": …}`. */
@@ -249,10 +252,10 @@ interface ExplainedSandbox {
  * The profile an allowed command would run under (the protected paths
  * `serve` adds are the policy file, the installation and the audit trail;
  * the trail's path is not known here). `null` when the sandbox is off or the
- * line is refused.
+ * line is refused (an `ask` shows the profile an approval would run it under).
  */
 function sandboxOf(policy: LoadedPolicy, e: Explanation): ExplainedSandbox | null {
-  if (policy.sandbox.mode !== 'required' || e.decision.decision !== 'allow') return null;
+  if (policy.sandbox.mode !== 'required' || e.decision.decision === 'deny') return null;
   const profiler = new SandboxProfiler(policy.sandbox, {
     privateTmp: '(a private directory created at start)',
     protect: { readOnly: [policy.path, INSTALL_ROOT], hidden: [] },

@@ -29,6 +29,27 @@ export interface RecordedDecision {
   readonly resolvedCwd?: string | null;
   /** sha256 of the sandbox profile an allowed create runs under, when sandboxed. */
   readonly sandboxSha256?: string;
+  /**
+   * For an `ask` (and an allow an earlier `allow_always` answered): the
+   * approval's id and the channel the question goes through.
+   */
+  readonly approval?: { readonly id: string; readonly channel?: string; readonly reused?: true };
+}
+
+/** How an `ask` was answered, as recorded in `terminal-answer`. */
+export interface RecordedAnswer {
+  readonly approvalId: string;
+  readonly outcome: string;
+  readonly channel: string;
+  readonly answeredBy?: string;
+  readonly detail?: string;
+  /** The approval id of the earlier question this answers (MCP `input_required` round trips). */
+  readonly answersApprovalId?: string;
+  readonly latencyMs: number;
+  /** Whether the command may now run. */
+  readonly allowed: boolean;
+  /** The gate's reason, as the caller is told. */
+  readonly reason: string;
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -73,6 +94,7 @@ export function decisionEvent(
   policy?: PolicyInfo,
 ): AuditEvent {
   const allowed = decided.decision === 'allow';
+  const asks = decided.decision === 'ask';
   const { spec } = request;
   const isCreate = request.verb === 'create';
   const cwd = decided.resolvedCwd ?? spec.cwd;
@@ -83,9 +105,10 @@ export function decisionEvent(
     event: {
       kind: 'event',
       category: ['process'],
-      type: ['info', allowed ? 'allowed' : 'denied'],
+      // An ask is neither: its `terminal-answer` record says how it ended.
+      type: asks ? ['info'] : ['info', allowed ? 'allowed' : 'denied'],
       action: `terminal-${request.verb}`,
-      outcome: allowed ? 'success' : 'failure',
+      outcome: asks ? 'unknown' : allowed ? 'success' : 'failure',
       reason: cap.text('event.reason', decided.reason),
     },
     process: isCreate
@@ -106,6 +129,7 @@ export function decisionEvent(
             ...(cwd !== spec.cwd ? { cwd_requested: cap.text('termgate.cwd_requested', spec.cwd) } : {}),
             subcommands: cap.items('termgate.subcommands', decided.subcommands ?? []),
             ...(decided.sandboxSha256 !== undefined ? { sandbox: { sha256: decided.sandboxSha256 } } : {}),
+            ...(decided.approval !== undefined ? { approval: { ...decided.approval } } : {}),
           }
         : {}),
       ...(policy !== undefined ? { policy: { sha256: policy.sha256 } } : {}),
@@ -115,8 +139,56 @@ export function decisionEvent(
   };
 }
 
-/** `terminal-spawn`: the process exists; `sandboxSha256` names the profile it is confined to. */
-export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string): AuditEvent {
+/**
+ * `terminal-answer`: how a person (or the lack of one) answered an `ask`.
+ * `termgate.decision` is what followed (allow or deny); `termgate.approval`
+ * tells a person's denial (`outcome: deny`) from a question nobody answered
+ * (`cancelled`, `timeout`, `unavailable`, `pending`).
+ */
+export function answerEvent(request: GateRequest, answer: RecordedAnswer): AuditEvent {
+  const cap = new FieldCapper();
+  const line = cap.text('process.command_line', commandLine(request));
+  const caller = callerFields(request.caller, cap);
+  return {
+    event: {
+      kind: 'event',
+      category: ['process'],
+      type: ['info', answer.allowed ? 'allowed' : 'denied'],
+      action: 'terminal-answer',
+      outcome: answer.allowed ? 'success' : 'failure',
+      reason: cap.text('event.reason', answer.reason),
+      // ECS durations are nanoseconds: how long the question waited for its answer.
+      duration: Math.round(answer.latencyMs * 1e6),
+    },
+    process: { command_line: line },
+    termgate: {
+      terminal_id: cap.text('termgate.terminal_id', String(request.terminalId)),
+      verb: request.verb,
+      decision: answer.allowed ? 'allow' : 'deny',
+      approval: {
+        id: answer.approvalId,
+        outcome: answer.outcome,
+        channel: cap.text('termgate.approval.channel', answer.channel),
+        ...(answer.answeredBy !== undefined && {
+          answered_by: cap.text('termgate.approval.answered_by', answer.answeredBy),
+        }),
+        ...(answer.detail !== undefined && { detail: cap.text('termgate.approval.detail', answer.detail) }),
+        ...(answer.answersApprovalId !== undefined && {
+          answers: cap.text('termgate.approval.answers', answer.answersApprovalId),
+        }),
+        latency_ms: Math.round(answer.latencyMs),
+      },
+      ...caller,
+      ...cap.fields(),
+    },
+  };
+}
+
+/**
+ * `terminal-spawn`: the process exists; `sandboxSha256` names the profile it
+ * is confined to, `approvalId` the approval (its `terminal-answer`) it ran on.
+ */
+export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string, approvalId?: string): AuditEvent {
   return {
     event: {
       kind: 'event',
@@ -129,6 +201,7 @@ export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string): AuditEv
     termgate: {
       terminal_id: event.terminalId,
       ...(sandboxSha256 !== undefined ? { sandbox: { sha256: sandboxSha256 } } : {}),
+      ...(approvalId !== undefined ? { approval: { id: approvalId } } : {}),
       ...callerAndCaps(event.caller),
     },
   };

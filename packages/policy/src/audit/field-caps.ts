@@ -22,6 +22,11 @@ export const FIELD_CAPS = Object.freeze({
   'termgate.env_names': 256,
   /** The parsed sub-commands, as JSON: whole entries are kept while they fit. */
   'termgate.subcommands': 16384,
+  /** An approval's channel, who answered it (the client's self-declared name), and why. */
+  'termgate.approval.channel': 64,
+  'termgate.approval.answered_by': 256,
+  'termgate.approval.detail': 1024,
+  'termgate.approval.answers': 128,
 });
 
 export type CappedField = keyof typeof FIELD_CAPS;

@@ -74,7 +74,8 @@ export class CompiledRule {
   private touches(t: TouchedPath): boolean {
     const paths = this.paths!;
     if (t.glob) {
-      if (this.rule.decision !== 'deny') return false;
+      // deny and ask rules match conservatively: a glob that may meet the pattern matches.
+      if (this.rule.decision === 'allow') return false;
       const mine = segments(t.path);
       return paths.segments.some((p) => globsMayMeet(p, mine));
     }

@@ -1,5 +1,5 @@
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
-import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand } from '../decision.js';
+import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from '../decision.js';
 import { PolicyError, type PolicyIssue } from '../policy-file/policy-error.js';
 import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, PolicyRule } from '../policy-file/policy-types.js';
@@ -18,8 +18,8 @@ import { WriteChecks, type WriteVerdict } from './write-checks.js';
 /** How one simple command was decided. */
 export interface CommandVerdict {
   readonly command: SimpleCommand;
-  readonly decision: 'allow' | 'deny';
-  /** The deciding rules (deny rules when any matched, else allow rules); empty when `default` decided. */
+  readonly decision: Verdict;
+  /** The deciding rules (deny rules when any matched, else ask rules, else allow rules); empty when `default` decided. */
   readonly rules: readonly PolicyRule[];
 }
 
@@ -57,8 +57,11 @@ export class PolicyEngine implements CommandJudge {
    * Synchronous and total: never throws. A line is allowed only when the cwd
    * and env pass, nothing in it is beyond static judgement (or the policy
    * allows dynamic constructs), and every simple command in it is allowed.
-   * Per command, any matching deny rule wins over matching allow rules; with
-   * no match, `default` decides.
+   * Per command, any matching deny rule wins over matching ask rules, which
+   * win over matching allow rules; with no match, `default` decides. A line
+   * nothing denies but something asks for (a command, or a write that
+   * `writes.default: ask` decided) is `ask`: it runs only once a person
+   * approved it, with the same cwd, writes and sandbox as an allow.
    */
   judge(request: CommandRequest): PolicyDecision {
     return this.explain(request).decision;
@@ -155,7 +158,16 @@ export class PolicyEngine implements CommandJudge {
         ...common,
         decision: this.policy.default,
         ruleIds: [],
-        reason: `${this.policy.default === 'allow' ? 'allowed' : 'denied'}: no command to run; the default (${this.policy.default}) decided`,
+        reason: `${VERDICT_WORD[this.policy.default]}: no command to run; the default (${this.policy.default}) decided`,
+      };
+    } else if (verdicts.some((v) => v.decision === 'ask') || writes.some((w) => w.decision === 'ask')) {
+      const asking = verdicts.filter((v) => v.decision === 'ask');
+      const askedWrites = writes.filter((w) => w.decision === 'ask');
+      decision = {
+        ...common,
+        decision: 'ask',
+        ruleIds: [...ruleIds(asking), ...writeIds(askedWrites)],
+        reason: `approval needed: ${[...asking.map(describe), ...askedWrites.map(describeWrite)].join('; ')}`,
       };
     } else {
       decision = {
@@ -208,6 +220,8 @@ export class PolicyEngine implements CommandJudge {
     const matched = this.rules.filter((r) => r.matches(command, cwd, facts)).map((r) => r.rule);
     const denies = matched.filter((r) => r.decision === 'deny');
     if (denies.length > 0) return { command, decision: 'deny', rules: denies };
+    const asks = matched.filter((r) => r.decision === 'ask');
+    if (asks.length > 0) return { command, decision: 'ask', rules: asks };
     const allows = matched.filter((r) => r.decision === 'allow');
     if (allows.length > 0) return { command, decision: 'allow', rules: allows };
     return { command, decision: this.policy.default, rules: [] };
@@ -348,7 +362,7 @@ function ruleIds(verdicts: readonly CommandVerdict[]): string[] {
 /** Pseudo rule ids of the deciding write patterns: `writes.deny[i]`, `writes.allow[i]`, `writes.default` (deny only). */
 function writeIds(writes: readonly WriteVerdict[]): string[] {
   const ids = writes.flatMap((w) =>
-    w.pattern ? [w.pattern.id] : w.decision === 'deny' ? ['writes.default'] : [],
+    w.pattern ? [w.pattern.id] : w.decision !== 'allow' ? ['writes.default'] : [],
   );
   return [...new Set(ids)];
 }
@@ -358,7 +372,7 @@ function describeWrite(w: WriteVerdict): string {
   const shown = `\`${r.descriptor ?? ''}${r.operator} ${excerpt(r.target)}\` writes ${w.path}`;
   return w.pattern
     ? `${shown}, which ${w.pattern.id} (${w.pattern.pattern}) forbids`
-    : `${shown}, which no writes.allow pattern matches and writes.default is deny`;
+    : `${shown}, which no writes.allow pattern matches and writes.default is ${w.decision}`;
 }
 
 /** The commands with the judged path filled into each of their redirections. */
@@ -381,8 +395,16 @@ function describe(v: CommandVerdict): string {
   const shown = excerpt(v.command.argv.join(' '));
   if (v.rules.length === 0) return `\`${shown}\` matched no rule and the default is ${v.decision}`;
   const rules = v.rules.map((r) => (r.reason ? `${r.id} (${r.reason})` : r.id)).join(', ');
-  return v.decision === 'deny' ? `\`${shown}\` matched deny rule ${rules}` : `\`${shown}\` by ${rules}`;
+  if (v.decision === 'deny') return `\`${shown}\` matched deny rule ${rules}`;
+  if (v.decision === 'ask') return `\`${shown}\` matched ask rule ${rules}`;
+  return `\`${shown}\` by ${rules}`;
 }
+
+const VERDICT_WORD: Readonly<Record<Verdict, string>> = {
+  allow: 'allowed',
+  deny: 'denied',
+  ask: 'approval needed',
+};
 
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ');

@@ -1,5 +1,6 @@
 import type { SandboxProfile } from '../sandbox-profile.js';
 import type { CallerContext, ResolvedTerminalSpec, TerminalId } from '../terminal-spec.js';
+import type { ApprovalOutcome } from './approver.js';
 
 export type GateVerb = 'create' | 'output' | 'wait' | 'kill' | 'release';
 
@@ -27,7 +28,17 @@ export type GateDecision =
        */
       readonly sandbox?: SandboxProfile;
     }
-  | { readonly allow: false; readonly reason: string; readonly ruleIds?: readonly string[] };
+  | {
+      readonly allow: false;
+      readonly reason: string;
+      readonly ruleIds?: readonly string[];
+      /**
+       * Set when the policy asked for approval and it was not given: how the
+       * question ended. The host passes it on in `TermhostError.details.approval`,
+       * so a protocol can tell a person's "no" from a rule's.
+       */
+      readonly approval?: ApprovalOutcome;
+    };
 
 /**
  * The host consults the gate before it spawns, and before every other verb.
