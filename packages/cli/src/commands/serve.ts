@@ -12,6 +12,7 @@ import type { CliIo } from './cli-io.js';
 
 export const SERVE_USAGE = `Usage: termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
                       [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
+                      [--approval-timeout SECONDS] [--approval-state-ttl SECONDS]
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
   --policy FILE      policy file (default: the shipped policies/default.yaml)
@@ -19,6 +20,10 @@ Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash for command lines (default: bash on PATH); must be bash
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: info)
+  --approval-timeout SECONDS    how long a 2025-11-25 client's person may take to answer an
+                                approval question (policy decision ask); none = denied (default: 120)
+  --approval-state-ttl SECONDS  how long a 2026-07-28 approval round trip's requestState is
+                                accepted (default: 300; 0 makes every state expired)
 ${AUDIT_OPTIONS_USAGE}`;
 
 /** Printed to stderr when a person runs `serve` in a terminal. */
@@ -59,8 +64,12 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfi
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const timeout = seconds(values['approval-timeout'], '--approval-timeout', 1);
+  const stateTtl = seconds(values['approval-state-ttl'], '--approval-state-ttl', 0);
   return {
     ...audit,
+    ...(timeout !== undefined && { approvalTimeoutMs: timeout }),
+    ...(stateTtl !== undefined && { approvalStateTtlMs: stateTtl }),
     policyPath: absolute(values.policy),
     auditPath: absolute(values.audit),
     auditFsync: values['audit-fsync'] ?? false,
@@ -68,6 +77,15 @@ export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfi
     logLevel: level as Level | 'silent',
     cwd,
   };
+}
+
+/** A whole number of seconds ≥ `min` (at most a day), in ms; undefined when the flag is absent. */
+function seconds(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 86_400) {
+    throw new UsageError(`${flag} must be a whole number of seconds from ${min} to 86400, got "${value}"`);
+  }
+  return Number(value) * 1000;
 }
 
 function parse(argv: readonly string[]) {
@@ -84,6 +102,8 @@ function parse(argv: readonly string[]) {
       'audit-checkpoint-interval': { type: 'string' },
       shell: { type: 'string' },
       'log-level': { type: 'string' },
+      'approval-timeout': { type: 'string' },
+      'approval-state-ttl': { type: 'string' },
     },
     strict: true,
     allowPositionals: true,

@@ -54,6 +54,10 @@ export function buildServeContainer(
           serverInfo: { name: 'termgate', version: TERMGATE_VERSION },
           outputBudget: runtime.then((ready) => outputBudgetFor(ready.policy.limits.maxOutputChars)),
           logger: logger.child({ component: 'mcp' }),
+          ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
+          ...(config.approvalStateTtlMs !== undefined && {
+            requestState: { ttlMs: config.approvalStateTtlMs },
+          }),
         },
       ),
   );

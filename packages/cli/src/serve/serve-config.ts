@@ -12,6 +12,10 @@ export interface ServeConfig extends AuditTrailOptions {
   readonly logLevel: Level | 'silent';
   /** Directory relative cwds resolve against. */
   readonly cwd: string;
+  /** How long a legacy MCP approval question waits for its answer (ms); absent: the core's default (120 s). */
+  readonly approvalTimeoutMs?: number;
+  /** How long a modern MCP approval's `requestState` stays valid (ms); absent: the core's default (5 min). */
+  readonly approvalStateTtlMs?: number;
 }
 
 export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');

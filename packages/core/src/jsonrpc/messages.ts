@@ -18,9 +18,12 @@ export interface InboundNotification {
   readonly params: Params | undefined;
 }
 
-/** A response from the peer; this server sends no requests, so it is ignored. */
+/** A response from the peer, to a request this side sent (an MCP elicitation, an ACP permission request). */
 export interface InboundResponse {
   readonly kind: 'response';
+  readonly id: unknown;
+  readonly result?: unknown;
+  readonly error?: unknown;
 }
 
 export interface InvalidMessage {
@@ -63,7 +66,14 @@ export function classify(message: unknown): InboundMessage {
     return { kind: 'invalid', id, error: ProtocolError.invalidRequest('"jsonrpc" must be "2.0"') };
   }
   if (!('method' in message)) {
-    if (hasId && ('result' in message || 'error' in message)) return { kind: 'response' };
+    if (hasId && ('result' in message || 'error' in message)) {
+      return {
+        kind: 'response',
+        id: message.id,
+        ...('result' in message && { result: message.result }),
+        ...('error' in message && { error: message.error }),
+      };
+    }
     return { kind: 'invalid', id, error: ProtocolError.invalidRequest('missing "method"') };
   }
   if (typeof message.method !== 'string') {

@@ -1,10 +1,13 @@
 import type { CallerContext, TerminalHost } from '@termgate/termhost';
 import { classify, type InboundRequest, type Params } from '../jsonrpc/messages.js';
+import { OutgoingRequests } from '../jsonrpc/outgoing-requests.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import { findIdKey, idKey, type RequestId } from '../jsonrpc/request-id.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, McpApprovals, type ModernApproval } from './approval/mcp-approvals.js';
+import { RequestStateSealer, type RequestStateSealerOptions } from './approval/request-state.js';
 import { ProgressRelay } from './progress-relay.js';
 import {
   LEGACY_PROTOCOL_VERSION,
@@ -22,7 +25,7 @@ import {
 import type { OutputBudgetLimits } from './tools/output-budget.js';
 import { TerminalTools } from './tools/terminal-tools.js';
 import { SERVER_INSTRUCTIONS, TOOL_DEFINITIONS } from './tools/tool-definitions.js';
-import { toCallToolResult } from './tools/tool-result.js';
+import { toCallToolResult, toolError } from './tools/tool-result.js';
 
 export interface ServerInfo {
   readonly name: string;
@@ -53,6 +56,13 @@ export interface McpServerOptions {
   readonly maxActiveRequests?: number;
   /** Requests in flight at once, of any kind. Default {@link MAX_IN_FLIGHT}. */
   readonly maxInFlight?: number;
+  /**
+   * How long a legacy `elicitation/create` (an `ask`) waits for the person's
+   * answer; none by then is a denial. Default {@link DEFAULT_APPROVAL_TIMEOUT_MS}.
+   */
+  readonly approvalTimeoutMs?: number;
+  /** Expiry (and clock) of the modern era's sealed `requestState`. Default 5 minutes. */
+  readonly requestState?: RequestStateSealerOptions;
 }
 
 /** 8 MiB, the stdio transport's own pause threshold. */
@@ -76,6 +86,8 @@ interface InFlight {
 export class McpServer {
   private readonly tools: TerminalTools;
   private readonly logger: Logger;
+  /** One per server: its requestState key is this process's, and its single-use memory spans connections. */
+  private readonly approvals: McpApprovals;
 
   constructor(
     host: TerminalHost,
@@ -83,6 +95,10 @@ export class McpServer {
     private readonly options: McpServerOptions,
   ) {
     this.logger = options.logger ?? silentLogger;
+    this.approvals = new McpApprovals(
+      new RequestStateSealer(options.requestState),
+      options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    );
     this.tools = new TerminalTools(host, validator, {
       ...(options.defaultWaitSeconds !== undefined && { defaultWaitSeconds: options.defaultWaitSeconds }),
       ...(options.defaultCreateWaitSeconds !== undefined && {
@@ -94,7 +110,7 @@ export class McpServer {
 
   /** Starts serving one channel. */
   connect(channel: MessageChannel): McpConnection {
-    return new McpConnection(channel, this.tools, this.options, this.logger);
+    return new McpConnection(channel, this.tools, this.options, this.logger, this.approvals);
   }
 }
 
@@ -114,12 +130,22 @@ export class McpServer {
  * - After a request is cancelled, nothing more is sent for it.
  * - `shutdown` answers every open `subscriptions/listen` with a complete
  *   result; the caller then closes the channel.
+ * - Approvals (a create the policy puts on `ask`): a modern request whose
+ *   `_meta` client capabilities declare form elicitation is answered
+ *   `input_required` (see `McpApprovals.modern`); a legacy call from a
+ *   client that declared elicitation in `initialize` sends
+ *   `elicitation/create` while it is pending. Otherwise an ask is refused as
+ *   "approval needed but could not be asked for".
  */
 export class McpConnection {
   private readonly inFlight = new Map<string, InFlight>();
   private readonly listens = new Map<string, RequestId>();
   /** The clientInfo of the latest legacy `initialize`, for the audit trail only. */
   private legacyClient: ClientInfo | undefined;
+  /** The capabilities of the latest legacy `initialize`: whether a legacy call may elicit. */
+  private legacyCapabilities: unknown;
+  /** Server → client requests (legacy elicitations). */
+  private readonly outgoing: OutgoingRequests;
   private shuttingDown = false;
   private readonly cacheTtlMs: number;
   /** Requests received and not started yet (flow control), in arrival order. */
@@ -138,7 +164,9 @@ export class McpConnection {
     private readonly tools: TerminalTools,
     private readonly options: McpServerOptions,
     private readonly logger: Logger,
+    private readonly approvals: McpApprovals,
   ) {
+    this.outgoing = new OutgoingRequests((message) => this.channel.send(message));
     this.cacheTtlMs = options.cacheTtlMs ?? 3_600_000;
     this.maxBacklogBytes = options.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
     this.maxActive = options.maxActiveRequests ?? MAX_ACTIVE_REQUESTS;
@@ -170,6 +198,7 @@ export class McpConnection {
   async shutdown(): Promise<void> {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
+    this.outgoing.closeAll();
     const closing = [...this.listens.entries()].map(([key, id]) => {
       this.listens.delete(key);
       this.inFlight.delete(key);
@@ -192,6 +221,7 @@ export class McpConnection {
         void this.respondError(message.id, message.error);
         return;
       case 'response':
+        this.outgoing.settle(message);
         return;
       case 'notification':
         this.notification(message.method, message.params);
@@ -325,7 +355,7 @@ export class McpConnection {
         body = { ...this.listTools(request.params), ttlMs: this.cacheTtlMs, cacheScope: 'public' };
         break;
       case 'tools/call':
-        body = await this.callTool(request, caller, flight);
+        body = await this.callTool(request, caller, flight, 'modern');
         break;
       default:
         throw ProtocolError.methodNotFound(request.method);
@@ -338,6 +368,7 @@ export class McpConnection {
     switch (request.method) {
       case 'initialize':
         this.legacyClient = legacyClientInfo(request.params);
+        this.legacyCapabilities = request.params?.capabilities;
         return {
           protocolVersion: LEGACY_PROTOCOL_VERSION,
           capabilities: { tools: {} },
@@ -354,7 +385,7 @@ export class McpConnection {
           ...(this.legacyClient && { clientName: this.legacyClient.name }),
           ...(this.legacyClient?.version !== undefined && { clientVersion: this.legacyClient.version }),
         };
-        return this.callTool(request, caller, flight);
+        return this.callTool(request, caller, flight, 'legacy');
       }
       default:
         throw ProtocolError.methodNotFound(request.method);
@@ -368,7 +399,12 @@ export class McpConnection {
     return { tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) };
   }
 
-  private async callTool(request: InboundRequest, caller: CallerContext, flight: InFlight): Promise<Result> {
+  private async callTool(
+    request: InboundRequest,
+    requestCaller: CallerContext,
+    flight: InFlight,
+    era: 'modern' | 'legacy',
+  ): Promise<Result> {
     const name = request.params?.name;
     const args = request.params?.arguments ?? {};
     if (typeof name !== 'string') throw ProtocolError.invalidParams('"name" must be a string');
@@ -376,6 +412,26 @@ export class McpConnection {
       throw ProtocolError.invalidParams('"arguments" must be an object');
     }
     if (!this.tools.has(name)) throw ProtocolError.invalidParams(`Unknown tool: ${name}`);
+    let approval: ModernApproval | undefined;
+    let caller = requestCaller;
+    if (era === 'modern') {
+      approval = this.approvals.modern(
+        name,
+        args as Record<string, unknown>,
+        request.params,
+        caller.clientName,
+      );
+      if (approval.kind === 'refuse') return toCallToolResult(toolError(approval.message));
+      if (approval.approver !== undefined) caller = { ...caller, approver: approval.approver };
+    } else {
+      const approver = this.approvals.legacy(
+        this.outgoing,
+        this.legacyCapabilities,
+        flight.controller.signal,
+        caller.clientName,
+      );
+      if (approver !== undefined) caller = { ...caller, approver };
+    }
     const progressToken = requestMeta(request.params)?.progressToken;
     const wantsProgress =
       typeof progressToken === 'string' ||
@@ -412,6 +468,9 @@ export class McpConnection {
       });
       // Progress for this request is flushed before its response, never after.
       (relay as ProgressRelay | undefined)?.finish();
+      // A deferred question: the call ran nothing; the client asks the person and retries.
+      const inputRequired = approval?.kind === 'run' ? approval.inputRequired() : null;
+      if (inputRequired !== null) return inputRequired;
       return toCallToolResult(outcome);
     } finally {
       (relay as ProgressRelay | undefined)?.discard();

@@ -12,6 +12,7 @@ export function describeTermhostError(error: TermhostError): string {
     case 'GATE_DENIED': {
       const reason =
         typeof details.reason === 'string' ? details.reason.replace(/^denied: /i, '') : error.message;
+      if (typeof details.approval === 'string') return approvalRefused(details.approval, reason);
       const ruleIds = Array.isArray(details.ruleIds) ? details.ruleIds : [];
       const rules = ruleIds.length > 0 ? ` Rules: ${ruleIds.join(', ')}.` : '';
       return `Denied by policy: ${reason}.${rules} Nothing was run. Do not retry the same command; choose another approach or ask the user.`;
@@ -31,5 +32,18 @@ export function describeTermhostError(error: TermhostError): string {
       return `The server is shutting down: ${error.message}.`;
     default:
       return `${error.code}: ${error.message}`;
+  }
+}
+
+/** A command the policy asks a person about, and that was not approved: who said no, or why nobody could. */
+function approvalRefused(outcome: string, reason: string): string {
+  switch (outcome) {
+    case 'deny':
+      return `Not run: ${reason}. The user declined it; do not retry it unless the user asks you to.`;
+    case 'cancelled':
+    case 'timeout':
+      return `Not run: ${reason}. Ask the user before trying it again.`;
+    default:
+      return `Not run: ${reason}. This client cannot ask the user for approval (it declares no form elicitation); ask the user to run the command themselves, or to change the policy.`;
   }
 }
