@@ -9,7 +9,7 @@ import { auditField } from '@termgate/policy';
 import { assertServerBuilt, MODERN_VERSION, SERVER_BIN } from '../e2e/support/wire-server.js';
 import { ApprovalWorkspace, ASK_RULE, resultText, touchArgs } from './support/approval-fixture.js';
 
-type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> };
 
 async function connect(
   workspace: ApprovalWorkspace,
