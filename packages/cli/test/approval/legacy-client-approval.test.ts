@@ -20,7 +20,7 @@ interface Connected {
   callTool(
     args: Record<string, unknown>,
     signal?: AbortSignal,
-  ): Promise<{ content?: unknown; isError?: boolean }>;
+  ): Promise<{ content?: unknown; isError?: boolean | undefined }>;
   close(): Promise<void>;
 }
 
