@@ -13,7 +13,8 @@ export const ASK_RULE = 'ask-touch';
 export class ApprovalWorkspace {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'termgate-approval-'));
   readonly policy = path.join(this.dir, 'policy.yaml');
-  readonly audit = path.join(this.dir, 'audit.jsonl');
+  /** The trail `serveArgs` names; a test that starts the server otherwise points it at that server's. */
+  audit = path.join(this.dir, 'audit.jsonl');
   #markers = 0;
 
   constructor() {
