@@ -14,7 +14,8 @@ export interface AcpProxyConfig extends ServeConfig {
   readonly agentCommand: readonly string[];
 }
 
-export const ACP_PROXY_USAGE = `Usage: termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
+export const ACP_PROXY_USAGE = `Usage: termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
+                          [--approval-timeout SECONDS] -- AGENT [ARG...]
 
 Runs the ACP agent AGENT behind termgate: an editor launches this command as
 if it were the agent. The agent's terminal/* requests are served by termgate
@@ -25,11 +26,20 @@ passes through. stdout carries ACP only; logs go to stderr.
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash-compatible shell for command lines (default: bash)
   --log-level LEVEL  ${LOG_LEVELS.join(', ')} or silent (default: warn)
+  --approval-timeout SECONDS  how long the editor's person may take to answer an approval
+                     question (policy decision ask); none = denied (default: 120)
 ${AUDIT_OPTIONS_USAGE}`;
 
 export class AcpProxyUsageError extends Error {}
 
-const VALUED = new Set<string>(['--policy', '--audit', '--shell', '--log-level', ...AUDIT_VALUED_OPTIONS]);
+const VALUED = new Set<string>([
+  '--policy',
+  '--audit',
+  '--shell',
+  '--log-level',
+  '--approval-timeout',
+  ...AUDIT_VALUED_OPTIONS,
+]);
 
 /**
  * Options come first; the agent command follows `--` (or starts at the first
@@ -78,8 +88,15 @@ export function parseAcpProxyArgs(argv: readonly string[], cwd: string): AcpProx
   } catch (error) {
     throw new AcpProxyUsageError((error as Error).message);
   }
+  const timeout = values.get('--approval-timeout');
+  if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > 86_400)) {
+    throw new AcpProxyUsageError(
+      `--approval-timeout must be a whole number of seconds from 1 to 86400, got "${timeout}"`,
+    );
+  }
   return {
     ...audit,
+    ...(timeout !== undefined && { approvalTimeoutMs: Number(timeout) * 1000 }),
     policyPath,
     auditPath,
     auditFsync,

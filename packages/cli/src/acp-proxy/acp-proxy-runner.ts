@@ -16,6 +16,8 @@ export interface AcpProxyRunOptions {
   readonly logger: Logger;
   readonly cwd: string;
   readonly agentKillGraceMs?: number;
+  /** How long the editor's person may take to answer an approval question (ms). Default: the core's (120 s). */
+  readonly approvalTimeoutMs?: number;
   /** Resolves when the proxy should stop as if the editor had gone (SIGTERM, SIGINT). */
   readonly stopSignal?: Promise<string>;
 }
@@ -81,6 +83,7 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
   const agent = new StdioTransport(child.stdout!, child.stdin!);
   const connection = new AcpProxy(options.host, new AjvSchemaValidator(), {
     logger: logger,
+    ...(options.approvalTimeoutMs !== undefined && { approvalTimeoutMs: options.approvalTimeoutMs }),
   }).connect(editor, agent);
 
   type Ending = { readonly by: 'editor' } | { readonly by: 'agent'; readonly exit?: AgentExit };

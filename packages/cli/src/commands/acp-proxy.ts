@@ -47,6 +47,7 @@ export const acpProxyCommand: CliCommand = async (argv, io) => {
       logger,
       cwd: config.cwd,
       stopSignal,
+      ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
     });
   } finally {
     process.off('SIGTERM', onSignal!);

@@ -35,3 +35,6 @@ export function isAcpTerminalMethod(method: unknown): method is AcpTerminalMetho
 export function acpSessionScope(sessionId: string): string {
   return `acp:${sessionId}`;
 }
+
+/** Editor → agent notification that cancels a prompt turn. */
+export const ACP_SESSION_CANCEL = 'session/cancel';

@@ -1,11 +1,19 @@
 import type { TerminalHost } from '@termgate/termhost';
 import { classify } from '../jsonrpc/messages.js';
+import { OutgoingRequests } from '../jsonrpc/outgoing-requests.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import { idKey, isAnyId, type RequestId } from '../jsonrpc/request-id.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
-import { ACP_REQUEST_PERMISSION, ACP_SESSION_PROMPT, ACP_SESSION_UPDATE } from './acp-methods.js';
+import {
+  ACP_CANCEL_REQUEST,
+  ACP_REQUEST_PERMISSION,
+  ACP_SESSION_CANCEL,
+  ACP_SESSION_PROMPT,
+  ACP_SESSION_UPDATE,
+} from './acp-methods.js';
+import { acpPermissionApprover, DEFAULT_ACP_APPROVAL_TIMEOUT_MS } from './acp-permission-approver.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
@@ -23,6 +31,11 @@ export interface AcpProxyOptions extends ToolCallTerminalRelayOptions {
    * before it counts as gone and the conversation ends. Default {@link STALL_TIMEOUT_MS}.
    */
   readonly stallTimeoutMs?: number;
+  /**
+   * How long the editor's person may take to answer an approval question
+   * (a policy `ask`); no answer by then is a denial. Default 120 s.
+   */
+  readonly approvalTimeoutMs?: number;
 }
 
 /** Which side ended the conversation. */
@@ -71,6 +84,15 @@ export class AcpProxy {
  *     `tool_call_update`s.
  * - Lines that are not JSON are answered with -32700 to the side that sent
  *   them and are not forwarded.
+ * - A command the policy puts on `ask` is asked about by termgate itself:
+ *   a `session/request_permission` to the editor showing the exact line
+ *   that was judged (see `acpPermissionApprover`); the editor's response to
+ *   it is consumed here, never forwarded. An open `execute` tool call of the
+ *   agent's in that session (announced, not yet finished, no terminal yet)
+ *   is the one asked about; else termgate announces its own. The editor's
+ *   `session/cancel` (forwarded as usual) withdraws that session's open
+ *   questions: a denial. `allow_always` covers this exact line, in this cwd,
+ *   for the rest of the session.
  * - `closed` resolves with the side whose channel closed first. The owner
  *   then calls `shutdown`, which kills and releases every terminal the
  *   agent's sessions own. Closing the channels and the agent process is the
@@ -86,6 +108,13 @@ export class AcpProxyConnection {
   /** The editor's `session/prompt` requests in flight: id key → sessionId. */
   private readonly promptSessions = new Map<string, string>();
   private shuttingDown: Promise<void> | null = null;
+  /** Our requests to the editor (approval questions). */
+  private readonly toEditorRequests: OutgoingRequests;
+  /** Per session: aborted by the editor's `session/cancel`, then replaced. */
+  private readonly turnSignals = new Map<string, AbortController>();
+  /** Per session: the agent's latest open `execute` tool call without a terminal. */
+  private readonly openExecute = new Map<string, string>();
+  private editorName: string | undefined;
   /** Writes to each side not yet flushed. */
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
   private readonly stallTimers: Record<AcpProxySide, NodeJS.Timeout | null> = { editor: null, agent: null };
@@ -104,7 +133,27 @@ export class AcpProxyConnection {
     options: AcpProxyOptions,
   ) {
     this.logger = options.logger ?? silentLogger;
-    this.service = new AcpTerminalService(host, validator);
+    this.toEditorRequests = new OutgoingRequests(
+      async (message) => this.toEditor(message),
+      (requestId) => ({ jsonrpc: '2.0', method: ACP_CANCEL_REQUEST, params: { requestId } }),
+    );
+    const timeoutMs = options.approvalTimeoutMs ?? DEFAULT_ACP_APPROVAL_TIMEOUT_MS;
+    this.service = new AcpTerminalService(host, validator, {
+      approverFor: (sessionId) =>
+        acpPermissionApprover({
+          requests: this.toEditorRequests,
+          notify: (message) => this.toEditor(message),
+          sessionId,
+          toolCallId: () => {
+            const id = this.openExecute.get(sessionId);
+            this.openExecute.delete(sessionId);
+            return id;
+          },
+          signal: () => this.turnSignal(sessionId).signal,
+          timeoutMs,
+          editorName: () => this.editorName,
+        }),
+    });
     this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.dispatcher = new AcpTerminalDispatcher(this.service, (m) => this.agent.send(m), this.logger, {
       backlogBytes: () => agent.backlogBytes?.() ?? 0,
@@ -139,6 +188,7 @@ export class AcpProxyConnection {
       this.clearStall('editor');
       this.clearStall('agent');
       this.relay.dispose();
+      this.toEditorRequests.closeAll();
       await this.service.closeAll();
     })();
     return this.shuttingDown;
@@ -146,6 +196,18 @@ export class AcpProxyConnection {
 
   private fromEditor(raw: unknown): void {
     let message = raw;
+    // The editor's answer to one of termgate's own questions: consumed here, never forwarded.
+    if (isObject(raw) && !('method' in raw) && this.toEditorRequests.isPending(raw.id)) {
+      this.toEditorRequests.settle(raw);
+      return;
+    }
+    if (isObject(raw) && raw.method === ACP_SESSION_CANCEL && isObject(raw.params)) {
+      const sessionId = raw.params.sessionId;
+      if (typeof sessionId === 'string') {
+        this.turnSignals.get(sessionId)?.abort(new Error('the prompt turn was cancelled'));
+        this.turnSignals.delete(sessionId);
+      }
+    }
     if (
       isObject(raw) &&
       raw.method === ACP_SESSION_PROMPT &&
@@ -156,6 +218,8 @@ export class AcpProxyConnection {
       this.promptSessions.set(idKey(raw.id), raw.params.sessionId);
     }
     if (isObject(raw) && raw.method === 'initialize' && 'id' in raw) {
+      const info = isObject(raw.params) && isObject(raw.params.clientInfo) ? raw.params.clientInfo : {};
+      if (typeof info.name === 'string') this.editorName = info.name;
       message = { ...raw, params: withTerminalCapability(raw.params) };
       if (isAnyId(raw.id)) this.initializeIds.add(idKey(raw.id));
     }
@@ -196,6 +260,7 @@ export class AcpProxyConnection {
     if (message.kind === 'notification') {
       if (this.dispatcher.takeNotification(message)) return;
       if (message.method === ACP_SESSION_UPDATE && isObject(raw)) {
+        this.noteToolCall(raw.params);
         const params = this.relay.rewrite(raw.params);
         this.toEditor(params === raw.params ? raw : { ...raw, params });
         return;
@@ -216,6 +281,31 @@ export class AcpProxyConnection {
       }
     }
     this.toEditor(raw);
+  }
+
+  /** The signal of a session's current prompt turn (aborted by `session/cancel`). */
+  private turnSignal(sessionId: string): AbortController {
+    let controller = this.turnSignals.get(sessionId);
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.turnSignals.set(sessionId, controller);
+    }
+    return controller;
+  }
+
+  /** Tracks the agent's open `execute` tool call per session: the one an approval question is about. */
+  private noteToolCall(params: unknown): void {
+    if (!isObject(params) || typeof params.sessionId !== 'string' || !isObject(params.update)) return;
+    const { sessionId, update } = params as { sessionId: string; update: Json };
+    if (typeof update.toolCallId !== 'string') return;
+    const hasTerminal =
+      Array.isArray(update.content) && update.content.some((c) => isObject(c) && c.type === 'terminal');
+    const finished = update.status === 'completed' || update.status === 'failed';
+    if (update.sessionUpdate === 'tool_call' && update.kind === 'execute' && !hasTerminal && !finished) {
+      this.openExecute.set(sessionId, update.toolCallId);
+    } else if (this.openExecute.get(sessionId) === update.toolCallId && (hasTerminal || finished)) {
+      this.openExecute.delete(sessionId);
+    }
   }
 
   /** Records the agent's name from its `initialize` answer, for the caller context (the audit trail). */

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import {
+  type Approver,
   type CallerContext,
   type ExitStatus,
   TermhostError,
@@ -32,6 +33,12 @@ export interface AcpTerminalServiceOptions {
   /** Recorded in every caller context (the audit trail's client name), e.g. the agent's `agentInfo.name`. */
   readonly clientName?: string;
   readonly clientVersion?: string;
+  /**
+   * Who asks a person when the policy's decision is `ask`, per session
+   * (e.g. `session/request_permission` to the editor). Absent, or
+   * `undefined` for a session: an ask is refused as not askable.
+   */
+  readonly approverFor?: (sessionId: string) => Approver | undefined;
 }
 
 /** `data` of a -32002 for an unknown or released terminal. */
@@ -45,6 +52,8 @@ export interface PolicyDeniedData {
   readonly reason: string;
   readonly ruleIds: readonly string[];
   readonly terminalId?: string;
+  /** Set when the policy asked a person and the answer was not an approval: `deny`, `cancelled`, `timeout`, `unavailable`. */
+  readonly approval?: string;
 }
 
 function exitFields(status: ExitStatus): { exitCode: number | null; signal: string | null } {
@@ -94,6 +103,7 @@ export class AcpTerminalService {
   private readonly sessions = new Set<string>();
   private clientName: string | undefined;
   private clientVersion: string | undefined;
+  private readonly approverFor: ((sessionId: string) => Approver | undefined) | undefined;
 
   constructor(
     private readonly host: TerminalHost,
@@ -102,6 +112,7 @@ export class AcpTerminalService {
   ) {
     this.clientName = options.clientName;
     this.clientVersion = options.clientVersion;
+    this.approverFor = options.approverFor;
     this.validators = new Map(
       (Object.keys(ACP_TERMINAL_PARAMS_SCHEMAS) as AcpTerminalMethod[]).map((method) => [
         method,
@@ -110,13 +121,15 @@ export class AcpTerminalService {
     );
   }
 
-  /** The termhost caller of one ACP session. */
+  /** The termhost caller of one ACP session (with its approver, when there is one). */
   callerFor(sessionId: string): CallerContext {
+    const approver = this.approverFor?.(sessionId);
     return {
       scope: acpSessionScope(sessionId),
       protocol: ACP_PROTOCOL,
       ...(this.clientName !== undefined && { clientName: this.clientName }),
       ...(this.clientVersion !== undefined && { clientVersion: this.clientVersion }),
+      ...(approver !== undefined && { approver }),
     };
   }
 
@@ -252,6 +265,13 @@ export function toProtocolError(error: unknown, method: string, terminalId?: str
         ...(terminalId !== undefined && { terminalId }),
       };
       const rules = ruleIds.length > 0 ? ` (rules: ${ruleIds.join(', ')})` : '';
+      if (typeof details.approval === 'string') {
+        return new ProtocolError(
+          AcpErrorCode.PolicyDenied,
+          `Not run: ${reason}${rules}. ${details.approval === 'deny' ? 'The user declined it; do not retry it unless the user asks you to.' : 'Ask the user before trying it again.'}`,
+          { ...data, approval: details.approval },
+        );
+      }
       return new ProtocolError(
         AcpErrorCode.PolicyDenied,
         `Denied by policy: ${reason}${rules}. Nothing was run. Do not retry the same command; choose another approach or ask the user.`,

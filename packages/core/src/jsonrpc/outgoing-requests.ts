@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { idKey, type RequestId } from './request-id.js';
 
 /** Why an outgoing request got no result. */
@@ -29,26 +30,43 @@ interface Pending {
  * own, matched to their responses.
  *
  * Contract:
- * - Ids are strings `termgate-<n>`, never reused on one connection.
+ * - Ids are strings `termgate-<random UUID>`: a peer cannot predict one, so
+ *   a response it provokes to a request of its own (a proxied agent's) can
+ *   never be taken for the answer to ours.
  * - `request` resolves with the response's `result`, or rejects with an
  *   `OutgoingRequestError`: `error` (the peer answered with an error),
  *   `timeout`, `cancelled` (the signal aborted) or `closed`. On timeout and
- *   cancellation it sends `notifications/cancelled` for the request, and a
+ *   cancellation it sends the cancel notification for the request, and a
  *   late response is ignored.
  * - A response for an id not pending is ignored.
  */
 export class OutgoingRequests {
   readonly #pending = new Map<string, Pending>();
-  #next = 1;
 
-  constructor(private readonly send: (message: Record<string, unknown>) => Promise<void>) {}
+  /**
+   * `cancel` builds the notification that cancels a request at the peer:
+   * MCP's `notifications/cancelled` by default (ACP passes `$/cancel_request`).
+   */
+  constructor(
+    private readonly send: (message: Record<string, unknown>) => Promise<void>,
+    private readonly cancel: (id: string, reason: string) => Record<string, unknown> = (id, reason) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason },
+    }),
+  ) {}
+
+  /** True when `id` names a request of ours still waiting for its response. */
+  isPending(id: unknown): boolean {
+    return typeof id === 'string' && this.#pending.has(idKey(id));
+  }
 
   request(
     method: string,
     params: Record<string, unknown>,
     options: OutgoingRequestOptions,
   ): Promise<unknown> {
-    const id = `termgate-${this.#next++}`;
+    const id = `termgate-${randomUUID()}`;
     const key = idKey(id);
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -60,16 +78,16 @@ export class OutgoingRequests {
       const giveUp = (kind: 'timeout' | 'cancelled', message: string) => {
         if (!this.#pending.has(key)) return;
         finish();
-        void this.send({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason: message },
-        }).catch(() => undefined);
+        void this.send(this.cancel(id, message)).catch(() => undefined);
         reject(new OutgoingRequestError(kind, message));
       };
-      const onAbort = () => giveUp('cancelled', `the request that needed it was cancelled`);
+      const why = () =>
+        options.signal?.reason instanceof Error
+          ? options.signal.reason.message
+          : 'the request that needed it was cancelled';
+      const onAbort = () => giveUp('cancelled', why());
       if (options.signal?.aborted) {
-        reject(new OutgoingRequestError('cancelled', 'the request that needed it was cancelled'));
+        reject(new OutgoingRequestError('cancelled', why()));
         return;
       }
       this.#pending.set(key, {
