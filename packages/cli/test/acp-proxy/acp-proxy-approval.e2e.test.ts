@@ -132,7 +132,7 @@ describe('acp-proxy: ask asks the editor', () => {
     ['cancelled', /^Not run: the approval question was cancelled/, 'cancelled'],
     [
       'session-cancel',
-      /^Not run: the approval question was cancelled: the prompt turn was cancelled/,
+      /^Not run: the approval question was cancelled before anyone approved it: the prompt turn was cancelled/,
       'cancelled',
     ],
   ])('%s: nothing runs, recorded as cancelled', async (mode, text, outcome) => {
