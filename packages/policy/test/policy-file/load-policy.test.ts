@@ -47,7 +47,7 @@ describe('parsePolicyText', () => {
         line: 4,
         column: 15,
         key: 'rules[0].decision',
-        message: 'must be one of: allow, deny',
+        message: 'must be one of: allow, deny, ask',
       }),
     ]);
   });
