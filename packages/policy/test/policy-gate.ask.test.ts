@@ -103,7 +103,10 @@ describe('PolicyGate: ask', () => {
       );
       expect(answer).toMatchObject({ allow: false, approval: outcome, ruleIds: ['ask-push'] });
       expect((answer as { reason: string }).reason).toMatch(text);
-      expect(actions(sink)).toEqual(['terminal-create:ask', 'terminal-answer:deny']);
+      expect(actions(sink)).toEqual([
+        'terminal-create:ask',
+        `terminal-answer:${outcome === 'pending' ? 'ask' : 'deny'}`,
+      ]);
       expect(sink.records[1]).toMatchObject({ termgate: { approval: { outcome } } });
     },
   );

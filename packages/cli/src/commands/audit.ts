@@ -187,11 +187,15 @@ function tableRow(record: Readonly<Record<string, unknown>>): string[] {
   const ruleIds = auditField(record, 'rule.id');
   const exitCode = auditField(record, 'process.exit_code');
   const signal = auditField(record, 'termgate.signal');
+  // An approval's answer says how the question ended: `deny (by a person)` reads apart from a rule's deny.
+  const outcome = auditField(record, 'termgate.approval.outcome');
+  const decision =
+    typeof outcome === 'string' ? `${text('termgate.decision')} (${outcome})` : text('termgate.decision');
   return [
     typeof timestamp === 'string' ? timestamp.replace(/\.\d+Z$/, 'Z') : '-',
     text('seq'),
     text('event.action'),
-    text('termgate.decision'),
+    printable(decision),
     text('termgate.terminal_id').slice(0, 8),
     clip(printable(text('process.command_line')), COMMAND_WIDTH),
     Array.isArray(ruleIds) && ruleIds.length > 0 ? printable(ruleIds.join(',')) : '-',

@@ -3,6 +3,7 @@
  * the server answers `input_required`, the client's elicitation handler
  * answers, the client retries, and only then does the command run (or not).
  */
+import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { auditField } from '@termgate/policy';
@@ -82,7 +83,7 @@ describe('ask over MCP 2026-07-28 (v2 client, pinned), input_required', () => {
     expect(question.message).toContain('it writes files');
     expect(workspace.steps(marker)).toEqual([
       'terminal-create:ask',
-      'terminal-answer:deny:pending',
+      'terminal-answer:ask:pending',
       'terminal-create:ask',
       'terminal-answer:allow:allow_once',
       'terminal-spawn',
@@ -109,7 +110,7 @@ describe('ask over MCP 2026-07-28 (v2 client, pinned), input_required', () => {
     expect(workspace.ran(marker)).toBe(false);
     expect(workspace.steps(marker)).toEqual([
       'terminal-create:ask',
-      'terminal-answer:deny:pending',
+      'terminal-answer:ask:pending',
       'terminal-create:ask',
       'terminal-answer:deny:deny',
     ]);
@@ -155,6 +156,20 @@ describe('ask over MCP 2026-07-28 (v2 client, pinned), input_required', () => {
     expect((await create(other)).isError).toBe(true);
     expect(workspace.ran(other)).toBe(false);
     expect(asked.length).toBe(before + 2);
+  });
+
+  test('audit show --decision ask lists the asks; an answer row names its outcome', () => {
+    const show = (...args: string[]) =>
+      execFileSync(process.execPath, [SERVER_BIN, 'audit', 'show', workspace.audit, ...args], {
+        encoding: 'utf8',
+      });
+    const asks = show('--decision', 'ask').trim().split('\n').slice(1);
+    expect(asks.length).toBeGreaterThan(0);
+    for (const row of asks)
+      expect(row).toMatch(/ (terminal-create {2}ask|terminal-answer {2}ask \(pending\)) /);
+    const denies = show('--decision', 'deny');
+    expect(denies).toMatch(/terminal-answer {2}deny \(deny\)/);
+    expect(denies).toMatch(/terminal-answer {2}deny \(cancelled\)/);
   });
 
   test('a command the policy allows is never asked about', async () => {

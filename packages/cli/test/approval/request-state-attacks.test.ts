@@ -87,7 +87,7 @@ describe('requestState attacks (raw wire, 2026-07-28)', () => {
       /not a state this server issued/,
     );
     expect(workspace.ran(marker)).toBe(false);
-    expect(workspace.steps(marker)).toEqual(['terminal-create:ask', 'terminal-answer:deny:pending']);
+    expect(workspace.steps(marker)).toEqual(['terminal-create:ask', 'terminal-answer:ask:pending']);
   });
 
   test('replayed: a state used once (declined) is refused when sent again with an accept', async () => {
@@ -194,9 +194,9 @@ describe('requestState expiry (serve --approval-state-ttl 0: every state is alre
       expect(workspace.ran(marker)).toBe(false);
       expect(workspace.steps(marker)).toEqual([
         'terminal-create:ask',
-        'terminal-answer:deny:pending',
+        'terminal-answer:ask:pending',
         'terminal-create:ask',
-        'terminal-answer:deny:pending',
+        'terminal-answer:ask:pending',
       ]);
     } finally {
       await server.dispose();

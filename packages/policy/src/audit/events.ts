@@ -141,11 +141,14 @@ export function decisionEvent(
 
 /**
  * `terminal-answer`: how a person (or the lack of one) answered an `ask`.
- * `termgate.decision` is what followed (allow or deny); `termgate.approval`
+ * `termgate.decision` is what followed (allow or deny; `ask` while the
+ * question is still open, outcome `pending`); `termgate.approval`
  * tells a person's denial (`outcome: deny`) from a question nobody answered
  * (`cancelled`, `timeout`, `unavailable`, `pending`).
  */
 export function answerEvent(request: GateRequest, answer: RecordedAnswer): AuditEvent {
+  // `pending`: the question is still open (it travels in the result): neither allowed nor denied yet.
+  const open = answer.outcome === 'pending';
   const cap = new FieldCapper();
   const line = cap.text('process.command_line', commandLine(request));
   const caller = callerFields(request.caller, cap);
@@ -153,9 +156,9 @@ export function answerEvent(request: GateRequest, answer: RecordedAnswer): Audit
     event: {
       kind: 'event',
       category: ['process'],
-      type: ['info', answer.allowed ? 'allowed' : 'denied'],
+      type: open ? ['info'] : ['info', answer.allowed ? 'allowed' : 'denied'],
       action: 'terminal-answer',
-      outcome: answer.allowed ? 'success' : 'failure',
+      outcome: open ? 'unknown' : answer.allowed ? 'success' : 'failure',
       reason: cap.text('event.reason', answer.reason),
       // ECS durations are nanoseconds: how long the question waited for its answer.
       duration: Math.round(answer.latencyMs * 1e6),
@@ -164,7 +167,7 @@ export function answerEvent(request: GateRequest, answer: RecordedAnswer): Audit
     termgate: {
       terminal_id: cap.text('termgate.terminal_id', String(request.terminalId)),
       verb: request.verb,
-      decision: answer.allowed ? 'allow' : 'deny',
+      decision: answer.allowed ? 'allow' : open ? 'ask' : 'deny',
       approval: {
         id: answer.approvalId,
         outcome: answer.outcome,
