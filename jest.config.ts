@@ -3,9 +3,18 @@ import type { Config } from 'jest';
 /**
  * One jest run covers every package. Tests are TypeScript, transpiled (not
  * type-checked: `tsc -b` does that) to CommonJS by ts-jest. inversify 8 and
- * its @inversifyjs packages ship ESM only, so they are transpiled too
- * (STYLE.md §3, fix 1). Workspace imports resolve to each package's `src`.
+ * its @inversifyjs packages ship ESM only, so they are transpiled too.
+ * Workspace imports resolve to each package's `src`.
  */
+
+/**
+ * Jest's code frames are coloured by picocolors, which treats any `CI`
+ * environment as a colour terminal. A log file is not one: unless the output
+ * is a terminal, turn colours off (https://no-color.org) for jest and for the
+ * workers it starts.
+ */
+if (!process.stderr.isTTY) process.env.NO_COLOR ??= '1';
+
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],
