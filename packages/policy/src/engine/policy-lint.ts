@@ -86,6 +86,8 @@ function writeVerdict(policy: LoadedPolicy, path: string): string | null {
   if (policy.writes.deny.some(test)) return null;
   const allowed = policy.writes.allow.find(test);
   if (allowed) return `may be written by a redirection (${allowed.id} ${allowed.pattern})`;
+  if (policy.writes.default === 'ask')
+    return 'may be written by a redirection a person approves (default is ask, no writes.default, and no writes.deny pattern covers it)';
   return policy.writes.default === 'allow'
     ? 'may be written by a redirection (writes.default is allow and no writes.deny pattern covers it)'
     : null;

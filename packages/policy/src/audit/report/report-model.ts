@@ -84,6 +84,11 @@ export class ReportModelBuilder {
         terminal.reason = str(auditField(record, 'event.reason'));
         terminal.envNames = strings(auditField(record, 'termgate.env_names'));
         break;
+      case 'terminal-answer':
+        // An `ask` ends as its answer says: approved (allow) or not (deny, with why).
+        terminal.decision = str(auditField(record, 'termgate.decision'));
+        terminal.reason = str(auditField(record, 'event.reason'));
+        break;
       case 'terminal-spawn':
         terminal.pid = num(auditField(record, 'process.pid'));
         break;
