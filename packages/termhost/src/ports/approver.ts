@@ -1,5 +1,3 @@
-import type { TerminalId } from '../terminal-spec.js';
-
 /**
  * What a person is asked before a command the policy put on `ask` runs.
  * Everything shown is what was judged and what will run, byte for byte.
@@ -7,7 +5,8 @@ import type { TerminalId } from '../terminal-spec.js';
 export interface ApprovalQuestion {
   /** Names this approval in the audit trail (`termgate.approval.id` of the ask, answer and spawn records). */
   readonly approvalId: string;
-  readonly terminalId: TerminalId;
+  /** The terminal's id (a `TerminalId`; a string here so that this port does not import the spec it is part of). */
+  readonly terminalId: string;
   /** A command line (`args` null) or a program (`args` its arguments), as requested. */
   readonly command: string;
   readonly args: readonly string[] | null;
