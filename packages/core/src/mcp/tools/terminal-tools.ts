@@ -157,6 +157,11 @@ export class TerminalTools {
     } catch (error) {
       if (context.signal.aborted) throw error;
       if (TermhostError.is(error)) {
+        // A question deferred to the client: this result is replaced by `input_required`, so the
+        // notes about cancelled creates wait for the next result.
+        if (error.code === 'GATE_DENIED' && error.details.approval === 'pending') {
+          return toolError(describeTermhostError(error));
+        }
         if (error.code === 'TERMINAL_NOT_FOUND' && terminalId !== undefined) this.cursors.forget(terminalId);
         return this.withOrphans(toolError(describeTermhostError(error)));
       }
