@@ -213,3 +213,13 @@ describe('policy explain with a sandbox', () => {
     expect(json.sandbox.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+test('explain: an ask line exits 3 and names the ask rule; the shipped default asks before git push', async () => {
+  const r = await run(['explain', DEFAULT, '--cwd', REPO, '--', 'git push origin main']);
+  expect(r.code).toBe(3);
+  expect(r.out).toMatch(/^decision: ask\nrules: {4}ask-git-push\n/);
+  expect(r.out).toContain('sandbox:  required');
+  const forced = await run(['explain', DEFAULT, '--cwd', REPO, '--', 'git push --force origin main']);
+  expect(forced.code).toBe(1);
+  expect(forced.out).toMatch(/^decision: deny\n/);
+});
