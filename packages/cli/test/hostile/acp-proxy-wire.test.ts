@@ -132,3 +132,30 @@ describe('acp-proxy: an agent that stops reading', () => {
     }
   }, 90_000);
 });
+
+describe('acp-proxy: approval questions are between termgate and the editor', () => {
+  test('the editor’s answer is consumed, never reaches the agent, and a declined command never spawns', async () => {
+    // The shipped default asks before any git push.
+    const proxy = RawProxy.start([
+      { send: terminalRequest('1', 'create', { command: 'git push --dry-run ./no-such-remote HEAD' }) },
+      { waitFor: '"id":1,' },
+    ]);
+    try {
+      const question = JSON.parse(await proxy.editorLine('"method":"session/request_permission"'));
+      expect(question.id).toMatch(/^termgate-[0-9a-f-]{36}$/);
+      expect(question.params.toolCall.title).toBe('git push --dry-run ./no-such-remote HEAD');
+      // Nothing about the question reached the agent: it cannot learn the id to answer for the editor.
+      expect(proxy.agentLines.some((l) => l.includes(question.id))).toBe(false);
+      proxy.editorIn.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: question.id, result: { outcome: { outcome: 'selected', optionId: 'reject_once' } } })}\n`,
+      );
+      const refused = JSON.parse(await proxy.agentLine('"id":1,'));
+      expect(refused.error.code).toBe(-32010);
+      expect(refused.error.data).toMatchObject({ approval: 'deny', ruleIds: ['ask-git-push'] });
+      expect(proxy.agentLines.some((l) => l.includes(question.id))).toBe(false);
+      expect(spawnedPids(proxy.auditPath)).toHaveLength(0);
+    } finally {
+      await proxy.dispose();
+    }
+  });
+});
