@@ -4,7 +4,7 @@ import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { StdioTransport } from '@termgate/transport-stdio';
 import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
-import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.js';
+import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from '../composition/tokens.js';
 
 /**
  * One `serve` run: MCP over the given streams until the input ends or
