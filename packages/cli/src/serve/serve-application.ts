@@ -6,6 +6,9 @@ import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
 import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from '../composition/tokens.js';
 
+/** How long shutdown waits for started requests to answer after the terminals ended. */
+const SETTLE_MS = 2000;
+
 /**
  * One `serve` run: MCP over the given streams until the input ends or
  * `stop` is called.
@@ -18,9 +21,6 @@ import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from '../composition/t
  * queued messages are flushed, then `run` resolves. It is
  * safe to call `stop` more than once.
  */
-/** How long shutdown waits for started requests to answer after the terminals ended. */
-const SETTLE_MS = 2000;
-
 @injectable()
 export class ServeApplication {
   private stopping: Promise<void> | null = null;
