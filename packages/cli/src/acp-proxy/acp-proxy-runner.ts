@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { AcpProxy, Logger } from '@termgate/core';
-import { StdioTransport } from '@termgate/transport-stdio';
+import type { StdioTransport } from '@termgate/transport-stdio';
 import type { CliIo } from '../commands/cli-io.js';
+import type { OpenStdioTransport } from '../composition/tokens.js';
 import type { Notices } from '../logging.js';
 
 /** Between SIGTERM and SIGKILL when the proxy stops the agent. */
@@ -11,6 +12,8 @@ export const DEFAULT_AGENT_KILL_GRACE_MS = 3000;
 export interface AcpProxyRunOptions {
   /** The proxy, serving terminal/* from the gated host. */
   readonly proxy: AcpProxy;
+  /** Frames the editor's and the agent's streams. */
+  readonly openTransport: OpenStdioTransport;
   /** Program and arguments of the agent. */
   readonly agentCommand: readonly string[];
   readonly io: CliIo;
@@ -79,8 +82,10 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
   child.stderr!.on('data', (chunk: Buffer) => io.stderr.write(chunk));
   logger.info({ pid: child.pid, command: options.agentCommand }, 'agent started');
 
-  const editor = new StdioTransport(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
-  const agent = new StdioTransport(child.stdout!, child.stdin!);
+  const editor = options.openTransport(io.stdin, io.stdout, {
+    endOutputOnClose: io.stdout !== process.stdout,
+  });
+  const agent = options.openTransport(child.stdout!, child.stdin!);
   const connection = options.proxy.connect(editor, agent);
 
   type Ending = { readonly by: 'editor' } | { readonly by: 'agent'; readonly exit?: AgentExit };

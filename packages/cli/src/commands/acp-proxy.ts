@@ -8,7 +8,13 @@ import {
 } from '../acp-proxy/acp-proxy-config.js';
 import { runAcpProxy } from '../acp-proxy/acp-proxy-runner.js';
 import { buildContainer } from '../composition/composition-root.js';
-import { POLICY_RUNTIME, SHUTDOWN_HOOKS, type ShutdownHook } from '../composition/tokens.js';
+import {
+  OPEN_STDIO_TRANSPORT,
+  type OpenStdioTransport,
+  POLICY_RUNTIME,
+  SHUTDOWN_HOOKS,
+  type ShutdownHook,
+} from '../composition/tokens.js';
 import type { CliCommand } from './cli-io.js';
 import { startProcess } from './start-process.js';
 import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js';
@@ -49,6 +55,7 @@ export const acpProxyCommand: CliCommand = async (argv, io) => {
   try {
     return await runAcpProxy({
       proxy: container.get(AcpProxy),
+      openTransport: container.get<OpenStdioTransport>(OPEN_STDIO_TRANSPORT),
       agentCommand: config.agentCommand,
       io,
       logger: logger.child({ component: 'acp-proxy' }),

@@ -18,6 +18,7 @@ import {
   type TerminalHost,
   type TerminalObserver,
 } from '@termgate/termhost';
+import { StdioTransport } from '@termgate/transport-stdio';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import type { Notices } from '../logging.js';
@@ -30,6 +31,8 @@ import { anchorOf, type PolicyRuntime } from './policy-runtime.js';
 import {
   COMPOSITION_OPTIONS,
   NOTICES,
+  OPEN_STDIO_TRANSPORT,
+  type OpenStdioTransport,
   POLICY_RUNTIME,
   POLICY_RUNTIME_STARTED,
   ROOT_LOGGER,
@@ -122,6 +125,11 @@ export function buildContainer(
     },
   ]);
 
+  container
+    .bind<OpenStdioTransport>(OPEN_STDIO_TRANSPORT)
+    .toConstantValue(
+      (input, output, transportOptions) => new StdioTransport(input, output, transportOptions),
+    );
   container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
   container.bind(McpServer).toDynamicValue(
     (context) =>

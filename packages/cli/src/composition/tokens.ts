@@ -1,3 +1,6 @@
+import type { Readable, Writable } from 'node:stream';
+import type { StdioTransport, StdioTransportOptions } from '@termgate/transport-stdio';
+
 /**
  * The composition root's own service identifiers (the ports' identifiers
  * live with their ports: GATE, PROCESS_SPAWNER, TERMINAL_OBSERVER and
@@ -24,7 +27,17 @@ export const SANDBOX_RUNTIME: unique symbol = Symbol.for('termgate.SandboxRuntim
 /** `CompositionOptions`: how this process's graph differs (serve or acp-proxy, test seams). */
 export const COMPOSITION_OPTIONS: unique symbol = Symbol.for('termgate.CompositionOptions');
 
+/** `OpenStdioTransport`: frames a pair of streams (the protocol's, the agent's) as JSON lines. */
+export const OPEN_STDIO_TRANSPORT: unique symbol = Symbol.for('termgate.OpenStdioTransport');
+
 /** Runs once every terminal ended, in order, during shutdown (e.g. the audit trail's stop record). */
 export type ShutdownHook = (reason: string) => void | Promise<void>;
 /** Bound by policy-module.ts; POLICY_RUNTIME resolves it once that module is loaded. */
 export const POLICY_RUNTIME_STARTED: unique symbol = Symbol.for('termgate.PolicyRuntimeStarted');
+
+/** A `StdioTransport` over the given streams, made by the container. */
+export type OpenStdioTransport = (
+  input: Readable,
+  output: Writable,
+  options?: StdioTransportOptions,
+) => StdioTransport;
