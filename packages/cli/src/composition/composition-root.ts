@@ -1,4 +1,4 @@
-import 'reflect-metadata';
+import 'reflect-metadata/lite';
 import {
   AcpProxy,
   AjvSchemaValidator,
@@ -56,8 +56,11 @@ import {
  * never starts, every verb fails). `acp-proxy` awaits POLICY_RUNTIME before
  * it starts the agent.
  *
- * `reflect-metadata` is imported first: ServeApplication's `@inject`
- * decorators record their metadata through it.
+ * `reflect-metadata/lite` (the Reflect metadata API without its legacy
+ * global polyfills; what inversify itself loads) is imported first:
+ * ServeApplication's `@injectable`/`@inject` decorators record their
+ * metadata through it. It is a dependency of the cli for that, and
+ * inversify's peer dependency.
  */
 export function buildContainer(
   config: ServeConfig,
