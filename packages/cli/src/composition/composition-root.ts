@@ -43,9 +43,9 @@ import {
 } from './tokens.js';
 
 /**
- * The composition root of `serve` and `acp-proxy`: the only place that
- * names concrete classes, and builds every one of them (adapters build
- * their own parts). Every binding is a singleton for the life of the
+ * The composition root of `serve` and `acp-proxy`: with policy-module.ts,
+ * the only place that names concrete classes and builds them (adapters
+ * build their own parts). Every binding is a singleton for the life of the
  * process.
  *
  * Start-up is asynchronous and fails closed. Resolving POLICY_RUNTIME (with
@@ -56,8 +56,8 @@ import {
  * never starts, every verb fails). `acp-proxy` awaits POLICY_RUNTIME before
  * it starts the agent.
  *
- * `reflect-metadata/lite` (the Reflect metadata API without its legacy
- * global polyfills; what inversify itself loads) is imported first:
+ * `reflect-metadata/lite` (the Reflect metadata API without its internal
+ * polyfills; what inversify itself loads) is imported first:
  * ServeApplication's `@injectable`/`@inject` decorators record their
  * metadata through it. It is a dependency of the cli for that, and
  * inversify's peer dependency.
