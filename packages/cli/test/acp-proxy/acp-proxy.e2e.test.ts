@@ -168,6 +168,8 @@ describe('termgate acp-proxy with a policy', () => {
     expect(result.report.created).toBe(false);
     expect(result.report.error.code).toBe(-32010);
     expect(result.report.error.message).toMatch(/^Denied by policy: .*rm is not allowed in this test/);
+    // The policy engine's reason starts "denied: "; the refusal says it once.
+    expect(result.report.error.message).not.toMatch(/denied: /i);
     expect(result.report.error.data).toMatchObject({ verb: 'create', ruleIds: ['no-rm-in-tests'] });
   });
 

@@ -169,7 +169,12 @@ test('usage errors exit 2', async () => {
   expect((await run(['frobnicate'])).code).toBe(2);
   expect((await run(['check'])).code).toBe(2);
   expect((await run(['explain', STRICT])).code).toBe(2);
-  expect((await run(['check', STRICT, '--bogus'])).err).toMatch(/Unknown option/);
+  expect((await run(['check', STRICT, '--bogus'])).err).toBe(
+    'termgate policy check: unknown option --bogus\nRun "termgate policy check --help" for usage.\n',
+  );
+  expect((await run(['frobnicate'])).err).toBe(
+    'termgate policy: unknown subcommand "frobnicate"\nRun "termgate policy --help" for usage.\n',
+  );
 });
 
 describe('policy explain with a sandbox', () => {

@@ -4,8 +4,9 @@ import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
-import { buildServeContainer } from '../../src/serve/composition-root.js';
-import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
+import { buildContainer } from '../../src/composition/composition-root.js';
+import type { PolicyRuntime } from '../../src/composition/policy-runtime.js';
+import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
 
 function alive(pid: number): boolean {
@@ -29,15 +30,22 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'silent' as const,
+      logFormat: null,
       cwd: process.cwd(),
     };
     const notices: string[] = [];
-    const runtime = await startPolicyRuntime(config, (line) => notices.push(line), {
-      judgeWorkerPath: JUDGE_WORKER,
-    });
-    expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
-    const container = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime));
+    const record = (line: string): void => {
+      notices.push(line);
+    };
+    const container = buildContainer(
+      config,
+      pino({ level: 'silent' }),
+      { notice: record, problem: record },
+      { reclaimExited: true, judgeWorkerPath: JUDGE_WORKER },
+    );
     const app = container.get(ServeApplication);
+    await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
+    expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
     expect(container.get(ServeApplication)).toBe(app);
     const input = new PassThrough();
     const output = new PassThrough();
@@ -107,12 +115,16 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'silent' as const,
+      logFormat: null,
       cwd: process.cwd(),
     };
-    const runtime = await startPolicyRuntime(config, () => undefined, { judgeWorkerPath: JUDGE_WORKER });
-    const app = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime)).get(
-      ServeApplication,
-    );
+    const quiet = { notice: () => undefined, problem: () => undefined };
+    const container = buildContainer(config, pino({ level: 'silent' }), quiet, {
+      reclaimExited: true,
+      judgeWorkerPath: JUDGE_WORKER,
+    });
+    await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
+    const app = container.get(ServeApplication);
     const input = new PassThrough();
     const firstLines: string[] = [];
     // A client that takes the first chunk and then never reads again: nothing written later drains.

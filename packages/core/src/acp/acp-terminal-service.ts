@@ -6,6 +6,7 @@ import {
   type TerminalHost,
   type TerminalSpec,
 } from '@termgate/termhost';
+import { gateDenialReason } from '../gate-denial.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import type { SchemaValidator, SchemaViolation, Validate } from '../ports/schema-validator.js';
 import { AcpErrorCode } from './acp-error-codes.js';
@@ -254,7 +255,7 @@ export function toProtocolError(error: unknown, method: string, terminalId?: str
       const rules = ruleIds.length > 0 ? ` (rules: ${ruleIds.join(', ')})` : '';
       return new ProtocolError(
         AcpErrorCode.PolicyDenied,
-        `Denied by policy: ${reason}${rules}. Nothing was run. Do not retry the same command; choose another approach or ask the user.`,
+        `Denied by policy: ${gateDenialReason(error)}${rules}. Nothing was run. Do not retry the same command; choose another approach or ask the user.`,
         data,
       );
     }

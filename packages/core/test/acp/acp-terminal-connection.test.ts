@@ -15,7 +15,7 @@ class NoRmGate implements Gate {
   decide(request: GateRequest): GateDecision {
     const line = [request.spec.command, ...(request.spec.args ?? [])].join(' ');
     return request.verb === 'create' && /\brm\b/.test(line)
-      ? { allow: false, reason: 'rm is not allowed here', ruleIds: ['no-rm'] }
+      ? { allow: false, reason: 'denied: rm is not allowed here', ruleIds: ['no-rm'] }
       : { allow: true };
   }
 }
@@ -200,8 +200,15 @@ describe('ACP terminal methods over a channel, on a real ProcessTerminalHost', (
       await agent.request('terminal/create', { sessionId: 's1', command: 'rm -rf /tmp/nothing-here' }),
     );
     expect(refused.code).toBe(AcpErrorCode.PolicyDenied);
-    expect(refused.message).toMatch(/^Denied by policy: rm is not allowed here/);
-    expect(refused.data).toEqual({ verb: 'create', reason: 'rm is not allowed here', ruleIds: ['no-rm'] });
+    // The policy words its reason as a verdict ("denied: …"); the refusal says "denied" once.
+    expect(refused.message).toBe(
+      'Denied by policy: rm is not allowed here (rules: no-rm). Nothing was run. Do not retry the same command; choose another approach or ask the user.',
+    );
+    expect(refused.data).toEqual({
+      verb: 'create',
+      reason: 'denied: rm is not allowed here',
+      ruleIds: ['no-rm'],
+    });
   });
 
   test('other requests are -32601; notifications are ignored', async () => {
