@@ -4,7 +4,8 @@ import type { Config } from 'jest';
  * One jest run covers every package. Tests are TypeScript, transpiled (not
  * type-checked: `tsc -b` does that) to CommonJS by ts-jest. inversify 8 and
  * its @inversifyjs packages ship ESM only, so they are transpiled too
- * (STYLE.md §3, fix 1). Workspace imports resolve to each package's `src`.
+ * (STYLE.md §3, fix 1). Workspace imports (`@termgate/x` and
+ * `@termgate/x/adapters`) resolve to each package's `src`.
  */
 const config: Config = {
   testEnvironment: 'node',
@@ -15,6 +16,7 @@ const config: Config = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(inversify|@inversifyjs))'],
   moduleNameMapper: {
+    '^@termgate/([a-z-]+)/adapters$': '<rootDir>/packages/$1/src/adapters/index.ts',
     '^@termgate/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { NON_INTERACTIVE_ENV } from '../src/environment.js';
 import { TermhostError } from '../src/errors.js';
 import type { GateDecision } from '../src/ports/gate.js';
-import { DEFAULT_SHELL_PREFIX } from '../src/process-terminal-host.js';
+import {
+  DEFAULT_SHELL_PREFIX,
+  ProcessTerminalHost,
+  type ProcessTerminalHostOptions,
+} from '../src/process-terminal-host.js';
 import { closeHosts, newHost } from './support/hosts.js';
 import { tempDir, until } from './support/processes.js';
 import { RecordingGate } from './support/recording-gate.js';
@@ -400,6 +404,24 @@ describe('ProcessTerminalHost: create', () => {
 });
 
 describe('ProcessTerminalHost: gate', () => {
+  it.each(['gate', 'observer', 'spawner'] as const)(
+    'has no default %s: constructing without one throws',
+    (missing) => {
+      const ports: Record<string, unknown> = {
+        gate: new RecordingGate(),
+        observer: new RecordingObserver(),
+        spawner: { spawn: () => Promise.reject(new Error('not used')) },
+      };
+      for (const absent of [undefined, null, {}]) {
+        const options = { ...ports, [missing]: absent } as unknown as ProcessTerminalHostOptions;
+        expect(() => new ProcessTerminalHost(options)).toThrow(
+          new TypeError(`${missing} is required: the terminal host has no default ${missing}`),
+        );
+      }
+      expect(() => new ProcessTerminalHost(ports as unknown as ProcessTerminalHostOptions)).not.toThrow();
+    },
+  );
+
   const refusal: GateDecision = { allow: false, reason: 'not on my watch', ruleIds: ['r1', 'r2'] };
 
   it.each([

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { AcpProxy, AjvSchemaValidator, type Logger } from '@termgate/core';
+import { AcpProxy, type Logger } from '@termgate/core';
+import { AjvSchemaValidator } from '@termgate/core/adapters';
 import type { TerminalHost } from '@termgate/termhost';
 import { StdioTransport } from '@termgate/transport-stdio';
 import type { CliIo } from '../commands/cli-io.js';

@@ -1,5 +1,7 @@
-import { AjvSchemaValidator, McpServer, outputBudgetFor, type SchemaValidator } from '@termgate/core';
-import { DeferredTerminalHost, TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
+import { McpServer, outputBudgetFor, type SchemaValidator } from '@termgate/core';
+import { AjvSchemaValidator } from '@termgate/core/adapters';
+import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
+import { DeferredTerminalHost } from '@termgate/termhost/adapters';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { TERMGATE_VERSION } from '../version.js';

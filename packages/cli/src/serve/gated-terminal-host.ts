@@ -1,12 +1,11 @@
+import { type ProcessSpawner, ProcessTerminalHost } from '@termgate/termhost';
 import {
   CgroupProcessSpawner,
   CrossSpawnProcessSpawner,
   createTerminalCgroupRoot,
   findOnPath,
-  type ProcessSpawner,
-  ProcessTerminalHost,
   SetprivProcessSpawner,
-} from '@termgate/termhost';
+} from '@termgate/termhost/adapters';
 import type { Logger } from 'pino';
 import type { PolicyRuntime } from './policy-runtime.js';
 import type { ServeConfig } from './serve-config.js';
