@@ -115,7 +115,10 @@ export interface ProcessTerminalHostOptions {
  * - A terminal counts as exited when its leader exited and its output ended,
  *   or `EXIT_DRAIN_GRACE_MS` after the leader exited. Bytes from background
  *   jobs that arrive later are still retained and counted in `output`.
- * - `kill` resolves once SIGTERM was sent; escalation continues in the background.
+ * - `kill` resolves once the group is gone and the terminal counts as exited,
+ *   so the next `output` shows the exit status: within the kill grace when
+ *   the command ends on SIGTERM, after SIGKILL otherwise. If the group
+ *   survives SIGKILL, it resolves once the kill gives up (see `onError`).
  * - `onOutput` chunks are the host's own buffers, shared with the retained
  *   tail: listeners must not modify them (copy to keep them past the call).
  * - A wait pending when its terminal is released resolves with the exit
@@ -214,7 +217,7 @@ export class ProcessTerminalHost implements TerminalHost {
 
   async kill(id: TerminalId, caller: CallerContext = {}): Promise<void> {
     const terminal = await this.#authorized('kill', id, caller);
-    terminal.kill();
+    await terminal.kill();
   }
 
   async release(id: TerminalId, caller: CallerContext = {}): Promise<void> {

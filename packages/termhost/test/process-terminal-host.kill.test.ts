@@ -55,6 +55,37 @@ describe('ProcessTerminalHost: kill', () => {
     expect((await host.output(running)).exitStatus?.signal).toBe('SIGTERM');
   });
 
+  it.each([
+    ['ends on SIGTERM', TREE, {}, 'SIGTERM'],
+    [
+      'ignores SIGTERM until SIGKILL',
+      "trap '' TERM; sleep 1000 & echo $!; wait",
+      { killGraceMs: 200 },
+      'SIGKILL',
+    ],
+  ] as const)(
+    'returns once a command that %s has exited: the next read shows the exit and no process is left',
+    async (_label, command, options, signal) => {
+      const host = newHost(options);
+      const id = await host.create({ command });
+      const pids = (await linesPrinted(host, id, 1)).map(Number);
+      const kills = [host.kill(id), host.kill(id)];
+      await Promise.all(kills);
+      // No wait, no polling: the kill itself waited.
+      expect((await host.output(id)).exitStatus).toEqual({ exitCode: null, signal, timedOut: false });
+      expect(pids.filter(isRunning)).toEqual([]);
+    },
+  );
+
+  it('after the shell exited, returns once its background jobs are gone', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sleep 1000 & echo $!' });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.kill(id);
+    expect((await host.output(id)).exitStatus).toMatchObject({ exitCode: 0 });
+    expect(isRunning(pid!)).toBe(false);
+  });
+
   it('still kills background jobs after their shell exited', async () => {
     const host = newHost();
     const id = await host.create({ command: 'sleep 1000 & echo $!' });
