@@ -3,7 +3,7 @@
  * host's gate matters: a wait whose timeout runs out while the gate (or the
  * host itself) is still deciding answers with the host's decision.
  */
-import { type GateRequest, ProcessTerminalHost } from '@termgate/termhost';
+import { type Gate, type GateRequest, ProcessTerminalHost } from '@termgate/termhost';
 import {
   AllowAllGate,
   CrossSpawnProcessSpawner,
@@ -24,7 +24,7 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((host) => host.closeAll()));
 });
 
-function realHost(gate = new AllowAllGate()): ProcessTerminalHost {
+function realHost(gate: Gate = new AllowAllGate()): ProcessTerminalHost {
   const host = new ProcessTerminalHost({
     gate,
     observer: new NoopTerminalObserver(),
