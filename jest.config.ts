@@ -3,8 +3,8 @@ import type { Config } from 'jest';
 /**
  * One jest run covers every package. Tests are TypeScript, transpiled (not
  * type-checked: `tsc -b` does that) to CommonJS by ts-jest. inversify 8 and
- * its @inversifyjs packages ship ESM only, so they are transpiled too
- * (STYLE.md §3, fix 1). Workspace imports (`@termgate/x` and
+ * its @inversifyjs packages ship ESM only, so they are transpiled too (jest
+ * loads CommonJS). Workspace imports (`@termgate/x` and
  * `@termgate/x/adapters`) resolve to each package's `src`.
  */
 const config: Config = {
