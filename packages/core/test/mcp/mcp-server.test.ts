@@ -516,6 +516,44 @@ describe('McpServer, tools/call', () => {
     expect(host.terminals.get('t1')?.exit).toMatchObject({ signal: 'SIGTERM' });
   });
 
+  it('never runs a request cancelled while it waited for a slot (flow control), and sends nothing for it', async () => {
+    let finishKill!: () => void;
+    const killing = new Promise<void>((resolve) => (finishKill = resolve));
+    class SlowKillHost extends ScriptedTerminalHost {
+      override async kill(id: string): Promise<void> {
+        await killing;
+        return super.kill(id);
+      }
+    }
+    const host = new SlowKillHost();
+    const server = new McpServer(host, new AjvSchemaValidator(), {
+      serverInfo: SERVER_INFO,
+      maxActiveRequests: 1,
+    });
+    const channel = new InMemoryChannel();
+    server.connect(channel);
+    const client = channel.client;
+    await call(client, 1, 'terminal_create', { command: 'sleep', waitSeconds: 0 });
+    // The kill holds the only slot; the second create waits for it, and is cancelled there.
+    const killed = call(client, 2, 'terminal_kill', { terminalId: 't1' });
+    client.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'terminal_create', arguments: { command: 'touch x', waitSeconds: 0 }, _meta: MODERN },
+    });
+    client.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 3, reason: 'user' },
+    });
+    finishKill();
+    expect((await killed).result).toMatchObject({ structuredContent: {} });
+    await call(client, 4, 'terminal_output', { terminalId: 't1' });
+    expect(client.received.filter((m) => m.id === 3)).toEqual([]);
+    expect(host.calls.filter((c) => c.verb === 'create')).toHaveLength(1);
+  });
+
   it('returns running:true when timeoutSeconds passes first, without killing', async () => {
     const { client, host } = setup();
     await call(client, 1, 'terminal_create', { command: 'sleep' });
