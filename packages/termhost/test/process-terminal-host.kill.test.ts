@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { isAlive } from '../../../test-support/processes.js';
 import { CrossSpawnProcessSpawner } from '../src/adapters/cross-spawn-process-spawner.js';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../src/ports/process-spawner.js';
@@ -78,6 +79,32 @@ describe('ProcessTerminalHost: kill', () => {
     },
   );
 
+  it('returns only once the exit is seen, even when it is reported after the group is gone', async () => {
+    // The leader's exit reaches the host 300 ms after the process is gone (a slow reaper, a loaded machine).
+    const plain = new CrossSpawnProcessSpawner();
+    const spawner: ProcessSpawner = {
+      async spawn(request) {
+        const spawned = await plain.spawn(request);
+        return {
+          pid: spawned.pid,
+          stdout: spawned.stdout,
+          stderr: spawned.stderr,
+          exited: spawned.exited.then((exit) => delay(300, exit)),
+          signalGroup: (signal) => spawned.signalGroup(signal),
+          groupAlive: () => spawned.groupAlive(),
+        };
+      },
+    };
+    const host = newHost({ spawner });
+    const id = await host.create({ command: 'sleep', args: ['1000'] });
+    await host.kill(id);
+    expect((await host.output(id)).exitStatus).toEqual({
+      exitCode: null,
+      signal: 'SIGTERM',
+      timedOut: false,
+    });
+  });
+
   it('after the shell exited, returns once its background jobs are gone', async () => {
     const host = newHost();
     const id = await host.create({ command: 'sleep 1000 & echo $!' });
@@ -131,6 +158,23 @@ describe('ProcessTerminalHost: timeouts', () => {
 });
 
 describe('ProcessTerminalHost: release', () => {
+  it('a verb whose gate decision outlasted a release of its terminal finds no terminal', async () => {
+    let allowOutput!: () => void;
+    const outputAllowed = new Promise<void>((resolve) => (allowOutput = resolve));
+    const gate = new RecordingGate(async (request) => {
+      if (request.verb === 'output') await outputAllowed;
+      return { allow: true };
+    });
+    const host = newHost({ gate });
+    const id = await host.create({ command: 'echo', args: ['released'] });
+    await host.waitForExit(id);
+    const reading = host.output(id);
+    await until(() => gate.verbs().includes('output'));
+    await host.release(id);
+    allowOutput();
+    await expect(reading).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+  });
+
   it('kills the tree, waits for it, and forgets the id', async () => {
     const host = newHost();
     const id = await host.create({ command: TREE });
