@@ -1,11 +1,11 @@
+import type { ProcessSpawner } from '@termgate/termhost';
 import {
   CgroupProcessSpawner,
   CrossSpawnProcessSpawner,
   createTerminalCgroupRoot,
   findOnPath,
-  type ProcessSpawner,
   SetprivProcessSpawner,
-} from '@termgate/termhost';
+} from '@termgate/termhost/adapters';
 import type { Logger } from 'pino';
 import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
 

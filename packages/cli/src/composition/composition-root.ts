@@ -1,13 +1,7 @@
 import 'reflect-metadata/lite';
+import { AcpProxy, McpServer, outputBudgetFor, type SchemaValidator } from '@termgate/core';
+import { AjvSchemaValidator } from '@termgate/core/adapters';
 import {
-  AcpProxy,
-  AjvSchemaValidator,
-  McpServer,
-  outputBudgetFor,
-  type SchemaValidator,
-} from '@termgate/core';
-import {
-  DeferredTerminalHost,
   GATE,
   type Gate,
   PROCESS_SPAWNER,
@@ -18,6 +12,7 @@ import {
   type TerminalHost,
   type TerminalObserver,
 } from '@termgate/termhost';
+import { DeferredTerminalHost } from '@termgate/termhost/adapters';
 import { StdioTransport } from '@termgate/transport-stdio';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';

@@ -4,19 +4,11 @@ import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
+import { isAlive } from '../../../../test-support/processes.js';
 import { buildContainer } from '../../src/composition/composition-root.js';
 import type { PolicyRuntime } from '../../src/composition/policy-runtime.js';
 import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
 const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
@@ -90,10 +82,10 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
         pid = spawn && 'record' in spawn ? (spawn.record as { process: { pid: number } }).process.pid : 0;
       }
     }
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     input.end();
     await running;
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     expect(output.writableEnded).toBe(true);
     // Every verb went through the policy gate and the trail is intact, ending with the stop record.
     expect(verifyAuditFile(auditPath)).toMatchObject({ ok: true });

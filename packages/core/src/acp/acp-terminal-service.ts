@@ -63,7 +63,8 @@ function describeViolations(violations: readonly SchemaViolation[]): string {
  * (and therefore through the host's gate). It is protocol handling only: no
  * channel, no ids. Connections and the proxy route requests to `handle`.
  *
- * Mapping decisions (ACP_TERMINAL.md §2):
+ * Mapping decisions, where ACP's terminal methods
+ * (https://agentclientprotocol.com/protocol/terminals) leave a choice:
  * - Terminals are scoped per session: caller scope `acp:<sessionId>`, caller
  *   protocol `acp/1`. A terminal id from another session is unknown (-32002).
  * - `command` without `args` (absent, `null` or `[]`) is a command **line**

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { Gate, GateDecision, GateRequest } from '@termgate/termhost';
 import { ProcessTerminalHost } from '@termgate/termhost';
+import { CrossSpawnProcessSpawner, NoopTerminalObserver } from '@termgate/termhost/adapters';
 import { AcpErrorCode } from '../../src/acp/acp-error-codes.js';
 import { AcpTerminalConnection } from '../../src/acp/acp-terminal-connection.js';
 import { AcpTerminalService } from '../../src/acp/acp-terminal-service.js';
@@ -42,7 +43,12 @@ async function create(params: Json): Promise<string> {
 }
 
 beforeEach(() => {
-  host = new ProcessTerminalHost({ gate: new NoRmGate(), killGraceMs: 500 });
+  host = new ProcessTerminalHost({
+    gate: new NoRmGate(),
+    observer: new NoopTerminalObserver(),
+    spawner: new CrossSpawnProcessSpawner(),
+    killGraceMs: 500,
+  });
   service = new AcpTerminalService(host, new AjvSchemaValidator(), { clientName: 'test-agent' });
   agent = new TestPeer();
   new AcpTerminalConnection(agent.channel, service);

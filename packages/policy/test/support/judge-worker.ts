@@ -15,16 +15,6 @@ export function builtJudgeWorker(): string {
   return path;
 }
 
-/** True while a process with this pid exists (a reaped child is gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Polls `condition` every 10 ms until it holds, or fails after `ms`. */
 export async function waitUntil(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
   const deadline = Date.now() + ms;
