@@ -214,6 +214,23 @@ describe('requests and robustness', () => {
     expect(engine.judge(line('x'.repeat(100_000))).decision).toBe('deny');
   });
 
+  test('an internal error while judging is a deny that says so, even under default: allow', async () => {
+    const permissive = await engineFor('default: allow\n');
+    expect(permissive.judge(line('ls')).decision).toBe('allow');
+    for (const broken of [
+      { ...line('ls'), env: null as unknown as Record<string, string> },
+      { ...line('ls'), args: 5 as unknown as string[] },
+    ]) {
+      expect(permissive.judge(broken)).toEqual({
+        decision: 'deny',
+        ruleIds: [],
+        reason: expect.stringMatching(/^denied: internal error while judging \(.+\)$/),
+        subcommands: [],
+        resolvedCwd: null,
+      });
+    }
+  });
+
   test('requirePassingTests refuses a policy whose embedded tests fail', async () => {
     const policy = parsePolicyText(
       'default: deny\ntests:\n  - { command: ls, expect: allow }\n',
