@@ -43,7 +43,7 @@ test('compoundAssignment: non-numeric keys of an indexed array', () => {
   expect(messages(compoundAssignment(nodeOf('x=([y]=1 [2]=b)', 'array')))).toEqual([
     'dynamic: array key `[y]=` is evaluated at run time',
   ]);
-  expect(compoundAssignment(nodeOf('x=([0]=a [ -1 ]=b)', 'array'))).toEqual([]);
+  expect(compoundAssignment(nodeOf('x=([0]=a [-1]=b [ 2 ]=c)', 'array'))).toEqual([]);
   expect(compoundAssignment(nodeOf('declare -A m=([k]=v)', 'array'))).toEqual([]);
 });
 

@@ -47,6 +47,13 @@ describe('the walk: every simple command, in source order, with what encloses it
     expect(byArgv).toEqual({ echo: ['b'], pwd: undefined, ls: ['b', 'a'] });
     // Recorded once each, in source order (the statement's own are read before its body).
     expect(r.redirects.map((w) => w.target)).toEqual(['a', 'b']);
+    // A substitution's output is captured, wherever it is: in an assignment, a loop's word list.
+    const captured = walked('{ x=$(pwd); for f in $(ls); do echo "$f"; done; } > b');
+    expect(captured.commands.map((c) => [c.argv[0], c.redirects?.map((w) => w.target)])).toEqual([
+      ['pwd', undefined],
+      ['ls', undefined],
+      ['echo', ['b']],
+    ]);
   });
 
   test('a string run by a wrapper is walked with the wrapper in via; its problems carry the range of the whole command', () => {
