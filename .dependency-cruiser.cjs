@@ -1,14 +1,22 @@
 /**
  * Layering rules of the design card, enforced in CI (`pnpm run depcheck`).
  *   transport-stdio  framing only: imports nothing of ours
- *   termhost         processes and bytes: no protocol, transport or policy
+ *   termhost         processes and bytes: no protocol, transport or policy;
+ *                    its domain code (all but src/adapters/) imports no adapter
  *   core             protocols: the termhost's public API (ports), no adapters
  *   policy           judges and records: the termhost's public API only; its
  *                    domain code does not import its own adapters
- *   cli              the composition root: may import everything
+ *   cli              the composition root: may import everything; it alone
+ *                    (with tests and benchmarks) imports `@termgate/<x>/adapters`
+ *
+ * Workspace imports resolve to each package's source (tsconfig.depcruise.json),
+ * as they do in jest: through `exports` they would reach dist/, which is not
+ * cruised, and no rule would see them.
  */
 const pkg = (name) => `^(packages/${name}/|@termgate/${name}$)`;
 const inside = (name, sub) => `^packages/${name}/src/${sub}`;
+/** A package's adapters, by file or through its `./adapters` subpath export. */
+const adaptersOf = (name) => `^packages/${name}/src/adapters/`;
 const protocolLibs = '(@modelcontextprotocol|@agentclientprotocol)/';
 
 module.exports = {
@@ -18,6 +26,14 @@ module.exports = {
       severity: 'error',
       from: { path: pkg('termhost') },
       to: { path: [pkg('core'), pkg('transport-stdio'), pkg('policy'), pkg('cli'), protocolLibs] },
+    },
+    {
+      name: 'termhost-domain-imports-no-adapter',
+      comment:
+        'The host takes its gate, spawner and observer from its caller; only the adapters know their technology.',
+      severity: 'error',
+      from: { path: inside('termhost', ''), pathNot: adaptersOf('termhost') },
+      to: { path: adaptersOf('termhost') },
     },
     {
       name: 'transport-is-framing-only',
@@ -31,7 +47,6 @@ module.exports = {
       from: { path: pkg('core') },
       to: {
         path: [
-          inside('termhost', 'adapters/'),
           pkg('policy'),
           pkg('cli'),
           inside('transport-stdio', 'adapters/'),
@@ -41,21 +56,43 @@ module.exports = {
       },
     },
     {
-      name: 'policy-imports-no-adapter',
+      name: 'core-imports-no-termhost-adapter',
+      comment: 'Neither by file nor through `@termgate/termhost/adapters`; tests may, to build a real host.',
+      severity: 'error',
+      from: { path: inside('core', '') },
+      to: { path: adaptersOf('termhost') },
+    },
+    {
+      name: 'policy-knows-no-protocol',
       severity: 'error',
       from: {
         path: pkg('policy'),
         pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')],
       },
-      to: {
-        path: ['/adapters/', pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs],
+      to: { path: [pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs] },
+    },
+    {
+      name: 'policy-domain-imports-no-adapter',
+      comment: 'Its tests may, to build a real host.',
+      severity: 'error',
+      from: {
+        path: pkg('policy'),
+        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$'), '^packages/policy/test/'],
       },
+      to: { path: '/adapters/' },
     },
     {
       name: 'policy-adapters-use-no-foreign-adapter',
       severity: 'error',
       from: { path: inside('policy', 'adapters/') },
       to: { path: [inside('termhost', 'adapters/'), pkg('core'), pkg('transport-stdio'), pkg('cli')] },
+    },
+    {
+      name: 'only-cli-imports-adapters-subpaths',
+      comment: '`@termgate/<x>/adapters` is for the composition root (and tests, which are not under src/).',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: '^packages/cli/' },
+      to: { path: '^packages/[^/]+/src/adapters/index\\.ts$' },
     },
     {
       name: 'only-cli-is-a-composition-root',
@@ -82,7 +119,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(dist|node_modules)/' },
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: 'tsconfig.test.json' },
+    tsConfig: { fileName: 'tsconfig.depcruise.json' },
     combinedDependencies: true,
     enhancedResolveOptions: {
       exportsFields: ['exports'],

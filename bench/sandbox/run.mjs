@@ -16,10 +16,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
+  AllowAllGate,
   BubblewrapSandbox,
   CrossSpawnProcessSpawner,
-  ProcessTerminalHost,
-} from '../../packages/termhost/dist/index.js';
+  NoopTerminalObserver,
+} from '../../packages/termhost/dist/adapters/index.js';
+import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const cycles = Number(process.argv[2] ?? 300);
 const downloads = Number(process.argv[3] ?? 10);
@@ -35,10 +37,17 @@ const none = await BubblewrapSandbox.start({
   network: 'none',
   runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
 });
-const plainHost = new ProcessTerminalHost({ cwd: workspace });
+const observer = new NoopTerminalObserver();
+const plainHost = new ProcessTerminalHost({
+  cwd: workspace,
+  gate: new AllowAllGate(),
+  observer,
+  spawner: new CrossSpawnProcessSpawner(),
+});
 const sandboxHost = new ProcessTerminalHost({
   cwd: workspace,
   gate: gate('none'),
+  observer,
   spawner: none.spawner(new CrossSpawnProcessSpawner()),
 });
 
@@ -161,6 +170,7 @@ const proxied = await BubblewrapSandbox.start({
 const proxyHost = new ProcessTerminalHost({
   cwd: workspace,
   gate: gate('proxy'),
+  observer,
   spawner: proxied.spawner(new CrossSpawnProcessSpawner()),
 });
 async function download(host, extra = [], path = '/') {

@@ -4,6 +4,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import {
+  AllowAllGate,
+  CrossSpawnProcessSpawner,
+  NoopTerminalObserver,
+} from '../../packages/termhost/dist/adapters/index.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const [variant = 'raw', sizeArg = String(1024 ** 3)] = process.argv.slice(2);
@@ -26,7 +31,13 @@ async function rawDrain(size) {
 }
 
 function hostDrainer(digestOutput) {
-  const host = new ProcessTerminalHost({ digestOutput, maxOutputBytes: 1024 * 1024 });
+  const host = new ProcessTerminalHost({
+    gate: new AllowAllGate(),
+    observer: new NoopTerminalObserver(),
+    spawner: new CrossSpawnProcessSpawner(),
+    digestOutput,
+    maxOutputBytes: 1024 * 1024,
+  });
   return async (size) => {
     const id = await host.create({ command: argv[0], args: [argv[1], String(size), argv[3]] });
     await host.waitForExit(id);

@@ -8,6 +8,11 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import {
+  AllowAllGate,
+  CrossSpawnProcessSpawner,
+  NoopTerminalObserver,
+} from '../../packages/termhost/dist/adapters/index.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const cycles = Number(process.argv[2] ?? 500);
@@ -26,7 +31,11 @@ async function rawCycle(program, args) {
   await once(child, 'close');
 }
 
-const host = new ProcessTerminalHost();
+const host = new ProcessTerminalHost({
+  gate: new AllowAllGate(),
+  observer: new NoopTerminalObserver(),
+  spawner: new CrossSpawnProcessSpawner(),
+});
 async function hostCycle(spec) {
   const id = await host.create(spec);
   await host.waitForExit(id);

@@ -10,13 +10,15 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  AllowAllGate,
   CgroupProcessSpawner,
   CrossSpawnProcessSpawner,
   createTerminalCgroupRoot,
   findOnPath,
-  ProcessTerminalHost,
+  NoopTerminalObserver,
   SetprivProcessSpawner,
-} from '../../packages/termhost/dist/index.js';
+} from '../../packages/termhost/dist/adapters/index.js';
+import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const { values } = parseArgs({
   options: { cycles: { type: 'string', default: '150' }, rounds: { type: 'string', default: '5' } },
@@ -39,7 +41,11 @@ const variants = {
 const results = {};
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, spawner] of Object.entries(variants)) {
-    const host = new ProcessTerminalHost({ spawner });
+    const host = new ProcessTerminalHost({
+      gate: new AllowAllGate(),
+      observer: new NoopTerminalObserver(),
+      spawner,
+    });
     const start = performance.now();
     for (let i = 0; i < CYCLES; i++) {
       const id = await host.create({ command: 'true', args: [] });

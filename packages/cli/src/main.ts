@@ -10,19 +10,25 @@ import { TERMGATE_VERSION } from './version.js';
 const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for coding agents
 
 Usage:
-  termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL]
+  termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH]
+                 [--log-level LEVEL] [--log-format json|pretty]
                  [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
+                 [--audit-checkpoint-every N] [--audit-checkpoint-interval DURATION]
+  termgate acp-proxy [same options as serve] -- AGENT [ARG...]
   termgate policy check FILE
   termgate policy test FILE
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
   termgate policy explain FILE --json < requests.jsonl
-  termgate acp-proxy [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH] [--log-level LEVEL] -- AGENT [ARG...]
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
   termgate audit keygen FILE
   termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
   termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny] [--terminal ID] [--client NAME]
                       [--grep REGEX] [--json | --summary]
-  termgate --version
+  termgate --version | -v
+  termgate --help | -h | help
+
+Every command takes -h/--help: its own usage, on stdout, exit 0.
+Exit status: 2 on a usage error ("termgate COMMAND: MESSAGE" on stderr).
 `;
 
 const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
@@ -38,13 +44,18 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout.write(`${TERMGATE_VERSION}\n`);
     return 0;
   }
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    (name === undefined ? io.stderr : io.stdout).write(USAGE);
-    return name === undefined ? 2 : 0;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (name === undefined) {
+    // No command is a usage error; the whole usage is what a person needs then.
+    io.stderr.write(USAGE);
+    return 2;
   }
   const load = COMMANDS[name];
   if (!load) {
-    io.stderr.write(`termgate: unknown command "${name}"\n\n${USAGE}`);
+    io.stderr.write(`termgate: unknown command "${name}"\nRun "termgate --help" for usage.\n`);
     return 2;
   }
   return (await load())(rest, io);

@@ -1,6 +1,7 @@
 /**
  * Public API of @termgate/core: the protocol core. It speaks to the
- * termhost's TerminalHost port only. Named exports only.
+ * termhost's TerminalHost port only. Its adapters are not exported here but
+ * as `@termgate/core/adapters`, for the composition root. Named exports only.
  */
 export { AcpErrorCode } from './acp/acp-error-codes.js';
 export {
@@ -36,7 +37,6 @@ export {
   ToolCallTerminalRelay,
   type ToolCallTerminalRelayOptions,
 } from './acp/tool-call-terminal-relay.js';
-export { AjvSchemaValidator } from './adapters/ajv-schema-validator.js';
 export { classify, type InboundMessage, type RequestId } from './jsonrpc/messages.js';
 export { ErrorCode, ProtocolError } from './jsonrpc/protocol-error.js';
 export { McpConnection, McpServer, type McpServerOptions, type ServerInfo } from './mcp/mcp-server.js';

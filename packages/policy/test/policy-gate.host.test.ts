@@ -9,6 +9,7 @@ import {
   verifyAuditFile,
 } from '@termgate/policy';
 import { ProcessTerminalHost, TermhostError } from '@termgate/termhost';
+import { CrossSpawnProcessSpawner } from '@termgate/termhost/adapters';
 import { allow, TableJudge } from './audit/support/table-judge.js';
 import { tempDir } from './audit/support/temp-dir.js';
 
@@ -36,7 +37,13 @@ describe('PolicyGate in a ProcessTerminalHost', () => {
 
   const judge = () => new TableJudge([{ match: /^touch /, decision: allow('touch is allowed', ['touch']) }]);
   const hostWith = (gate: PolicyGate) => {
-    host = new ProcessTerminalHost({ gate, observer: gate, cwd: dir.path, digestOutput: true });
+    host = new ProcessTerminalHost({
+      gate,
+      observer: gate,
+      spawner: new CrossSpawnProcessSpawner(),
+      cwd: dir.path,
+      digestOutput: true,
+    });
     return host;
   };
   const createRejection = async (h: ProcessTerminalHost): Promise<TermhostError> => {

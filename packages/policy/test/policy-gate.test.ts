@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   auditField,
@@ -7,6 +7,8 @@ import {
   PinoAuditSink,
   type PolicyDecision,
   PolicyGate,
+  type SandboxPolicy,
+  SandboxProfiler,
   verifyAuditFile,
   verifyAuditLines,
 } from '@termgate/policy';
@@ -178,6 +180,73 @@ describe('PolicyGate: create', () => {
       expect(text).toContain('"env_names":["HOME","NPM_TOKEN"]');
       expect(text).toContain('"env_names":["AWS_SECRET_ACCESS_KEY"]');
       expect(verifyAuditFile(file)).toMatchObject({ ok: true, records: 2 });
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('PolicyGate: sandboxed creates', () => {
+  const profiler = (root: string, readOnly: string): SandboxProfiler => {
+    const policy: SandboxPolicy = {
+      mode: 'required',
+      writable: [root],
+      readOnly: [readOnly],
+      hidden: [],
+      protectGit: false,
+      privateTmp: false,
+      network: 'none',
+    };
+    return new SandboxProfiler(policy, { privateTmp: null, protect: { readOnly: [], hidden: [] } });
+  };
+
+  test('an allow carries the profile for its cwd, and the record its digest', () => {
+    const dir = tempDir('termgate-gate-sandbox-');
+    try {
+      const root = realpathSync(dir.path);
+      mkdirSync(join(root, 'config'));
+      const sink = new InMemoryAuditSink();
+      const gate = new PolicyGate(judgeTable(), sink, POLICY, {
+        sandbox: profiler(root, join(root, 'config')),
+      });
+      const answer = gate.decide(gateRequest('create', 'npm test'));
+      expect(answer).toMatchObject({
+        allow: true,
+        sandbox: { filesystem: { writable: [root], readOnly: [join(root, 'config')] }, network: 'none' },
+      });
+      expect(sink.records[0]).toMatchObject({
+        event: { outcome: 'success' },
+        termgate: { sandbox: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } },
+      });
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  test('a profile that cannot be computed turns the allow into a recorded refusal: nothing runs unsandboxed', () => {
+    const dir = tempDir('termgate-gate-sandbox-');
+    try {
+      const root = realpathSync(dir.path);
+      mkdirSync(join(root, 'real'));
+      // A read-only path that now resolves through a symlink: the profiler refuses to steer a mount by it.
+      symlinkSync(join(root, 'real'), join(root, 'config'));
+      const sink = new InMemoryAuditSink();
+      const gate = new PolicyGate(judgeTable(), sink, POLICY, {
+        sandbox: profiler(root, join(root, 'config')),
+      });
+      const answer = gate.decide(gateRequest('create', 'npm test'));
+      expect(answer).toEqual({
+        allow: false,
+        reason: expect.stringMatching(
+          /^the sandbox profile could not be computed: .*resolves through a symlink.*; nothing was run$/,
+        ),
+        ruleIds: [],
+      });
+      expect(sink.records).toHaveLength(1);
+      expect(sink.records[0]).toMatchObject({
+        event: { type: ['info', 'denied'], outcome: 'failure' },
+        termgate: { decision: 'deny' },
+      });
     } finally {
       dir.cleanup();
     }

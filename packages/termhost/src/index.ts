@@ -1,26 +1,12 @@
 /**
  * Public API of @termgate/termhost: terminals as processes, bytes, limits and
- * exit status. No protocol types live here. Named exports only.
+ * exit status: the domain and its ports. No protocol types live here, and
+ * no adapter: those are `@termgate/termhost/adapters`. Named exports only.
  */
 
-export { AllowAllGate } from './adapters/allow-all-gate.js';
-export { CgroupProcessSpawner, createTerminalCgroupRoot } from './adapters/cgroup-process-spawner.js';
-export { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
-export { DeferredTerminalHost } from './adapters/deferred-terminal-host.js';
-export { findOnPath } from './adapters/executable-check.js';
-export { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
-export {
-  BubblewrapSandbox,
-  type BubblewrapSandboxOptions,
-  SANDBOX_PROXY_PORT,
-  type SandboxNetwork,
-} from './adapters/sandbox/bubblewrap-sandbox.js';
-export { checkHostPattern } from './adapters/sandbox/host-allowlist.js';
-export type { RefusedConnection } from './adapters/sandbox/http-allowlist-proxy.js';
-export { SandboxUnavailableError } from './adapters/sandbox/sandbox-unavailable-error.js';
-export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './adapters/setpriv-process-spawner.js';
 export { NON_INTERACTIVE_ENV, SHELL_STARTUP_ENV } from './environment.js';
 export { TermhostError, type TermhostErrorCode } from './errors.js';
+export { checkHostPattern } from './host-pattern.js';
 export type {
   ApprovalAnswer,
   ApprovalOutcome,

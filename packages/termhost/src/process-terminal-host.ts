@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { AllowAllGate } from './adapters/allow-all-gate.js';
-import { CrossSpawnProcessSpawner } from './adapters/cross-spawn-process-spawner.js';
-import { NoopTerminalObserver } from './adapters/noop-terminal-observer.js';
 import { baseEnvironment, commandEnvironment } from './environment.js';
 import { TermhostError } from './errors.js';
 import type { Gate, GateDecision, GateVerb } from './ports/gate.js';
@@ -41,7 +38,11 @@ export const MAX_REQUEST_BYTES = 1024 * 1024;
 /** A POSIX (portable) environment variable name; anything else is refused before the gate sees it. */
 export const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Construction options of {@link ProcessTerminalHost}. Every field is optional. */
+/**
+ * Construction options of {@link ProcessTerminalHost}. The gate, the spawner
+ * and the observer are required: the host has no defaults for what decides,
+ * starts and records its commands, so a caller cannot forget the gate.
+ */
 export interface ProcessTerminalHostOptions {
   /**
    * Argv that runs a command line, which is appended as the last argument.
@@ -86,12 +87,12 @@ export interface ProcessTerminalHostOptions {
   readonly timeoutMs?: number;
   /** Compute a sha256 of each command's output for `TerminalObserver.onExited`. Default `false`. */
   readonly digestOutput?: boolean;
-  /** Default {@link AllowAllGate}. */
-  readonly gate?: Gate;
-  /** Default {@link NoopTerminalObserver}. */
-  readonly observer?: TerminalObserver;
-  /** Default {@link CrossSpawnProcessSpawner}. */
-  readonly spawner?: ProcessSpawner;
+  /** Decides every verb before it acts; anything but an allowing decision refuses it. */
+  readonly gate: Gate;
+  /** Learns of every spawn and exit. */
+  readonly observer: TerminalObserver;
+  /** Starts each command in a process group of its own (see the port's contract). */
+  readonly spawner: ProcessSpawner;
   /**
    * Receives errors that must not reach a caller: a throwing observer or
    * `onOutput` listener, a group that survives SIGKILL. Default: a process warning.
@@ -114,7 +115,10 @@ export interface ProcessTerminalHostOptions {
  * - A terminal counts as exited when its leader exited and its output ended,
  *   or `EXIT_DRAIN_GRACE_MS` after the leader exited. Bytes from background
  *   jobs that arrive later are still retained and counted in `output`.
- * - `kill` resolves once SIGTERM was sent; escalation continues in the background.
+ * - `kill` resolves once the group is gone and the terminal counts as exited,
+ *   so the next `output` shows the exit status: within the kill grace when
+ *   the command ends on SIGTERM, after SIGKILL otherwise. If the group
+ *   survives SIGKILL, it resolves once the kill gives up (see `onError`).
  * - `onOutput` chunks are the host's own buffers, shared with the retained
  *   tail: listeners must not modify them (copy to keep them past the call).
  * - A wait pending when its terminal is released resolves with the exit
@@ -124,9 +128,9 @@ export interface ProcessTerminalHostOptions {
  *   with `HOST_CLOSED` unless its command was already spawned, in which case
  *   it resolves with the id and `closeAll` kills that terminal too.
  * - "The group" is what the spawner's `signalGroup`/`groupAlive` cover: the
- *   process group with the default spawner, from which processes that start
- *   a new session (`setsid`, a double fork) escape; the process group and a
- *   cgroup with `CgroupProcessSpawner`, from which they do not.
+ *   process group with a plain spawner, from which processes that start a
+ *   new session (`setsid`, a double fork) escape; the process group and a
+ *   cgroup with a cgroup spawner, from which they do not.
  * - An exit status has `processesLeft: true` when the group was still alive
  *   as the terminal counted as exited.
  */
@@ -155,7 +159,7 @@ export class ProcessTerminalHost implements TerminalHost {
   readonly #releasing = new Map<ProcessTerminal, Promise<void>>();
   #closed = false;
 
-  constructor(options: ProcessTerminalHostOptions = {}) {
+  constructor(options: ProcessTerminalHostOptions) {
     this.#shellPrefix = Object.freeze([...(options.shellPrefix ?? DEFAULT_SHELL_PREFIX)]);
     this.#cwd = resolvePath(options.cwd ?? process.cwd());
     const inherited = options.inheritEnv ?? process.env;
@@ -174,9 +178,9 @@ export class ProcessTerminalHost implements TerminalHost {
     }
     this.#timeoutMs = options.timeoutMs;
     this.#digestOutput = options.digestOutput ?? false;
-    this.#gate = options.gate ?? new AllowAllGate();
-    this.#observer = options.observer ?? new NoopTerminalObserver();
-    this.#spawner = options.spawner ?? new CrossSpawnProcessSpawner();
+    this.#gate = required(options.gate, 'gate', 'decide');
+    this.#observer = required(options.observer, 'observer', 'onSpawned');
+    this.#spawner = required(options.spawner, 'spawner', 'spawn');
     this.#onError = options.onError ?? defaultOnError;
     if (this.#shellPrefix.length === 0) throw new TypeError('shellPrefix must not be empty');
   }
@@ -213,7 +217,7 @@ export class ProcessTerminalHost implements TerminalHost {
 
   async kill(id: TerminalId, caller: CallerContext = {}): Promise<void> {
     const terminal = await this.#authorized('kill', id, caller);
-    terminal.kill();
+    await terminal.kill();
   }
 
   async release(id: TerminalId, caller: CallerContext = {}): Promise<void> {
@@ -536,6 +540,18 @@ function nonNegativeInteger(value: number | undefined, fallback: number, name: s
   if (value === undefined) return fallback;
   if (!isNonNegativeInteger(value)) throw new TypeError(`${name} must be an integer ≥ 0`);
   return value;
+}
+
+/** The port `name`, checked at construction: a JavaScript caller cannot leave it out either. */
+function required<T extends object>(port: T | undefined, name: string, method: string): T {
+  if (
+    typeof port !== 'object' ||
+    port === null ||
+    typeof (port as Record<string, unknown>)[method] !== 'function'
+  ) {
+    throw new TypeError(`${name} is required: the terminal host has no default ${name}`);
+  }
+  return port;
 }
 
 function defaultOnError(error: unknown, context: string): void {

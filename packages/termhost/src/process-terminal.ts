@@ -108,7 +108,7 @@ export class ProcessTerminal {
       this.#timeoutTimer = setTimeout(() => {
         if (this.#leader !== null) return;
         this.#timedOut = true;
-        this.kill();
+        void this.kill();
       }, timeoutMs);
       this.#timeoutTimer.unref();
     }
@@ -173,18 +173,18 @@ export class ProcessTerminal {
 
   /**
    * SIGTERM to the group now, SIGKILL after the grace to whatever is left.
-   * A no-op while a kill is under way or once the group is gone. Returns
-   * after SIGTERM was sent; {@link close} awaits the rest.
+   * Resolves once the group is gone and the terminal counts as exited, so
+   * that the next `output` shows the exit status; for a group that survives
+   * SIGKILL, once the kill gave up (reported through `onError`). Concurrent
+   * calls share one kill; a gone group is not signalled again.
    */
-  kill(): void {
-    if (this.#killing !== null) return;
-    // After the leader exited, a zombie waiting for init (a sandbox's, say) still answers a group
-    // signal: ask first whether anything runs, which does not count zombies.
-    if (this.#leader !== null && !this.#process.groupAlive()) return;
-    if (!this.#process.signalGroup('SIGTERM')) return;
-    this.#killing = this.#escalate().finally(() => {
-      this.#killing = null;
-    });
+  kill(): Promise<void> {
+    if (this.#killing === null) {
+      this.#killing = this.#kill().finally(() => {
+        this.#killing = null;
+      });
+    }
+    return this.#killing;
   }
 
   /**
@@ -192,8 +192,7 @@ export class ProcessTerminal {
    * the terminal exited, then closes the pipes and drops every listener.
    */
   async close(): Promise<void> {
-    this.kill();
-    if (this.#killing !== null) await this.#killing;
+    await this.kill();
     await this.#settled;
     clearTimeout(this.#timeoutTimer);
     clearTimeout(this.#drainTimer);
@@ -202,16 +201,38 @@ export class ProcessTerminal {
     this.#listeners.clear();
   }
 
-  async #escalate(): Promise<void> {
-    if (await this.#groupGoneWithin(this.#init.killGraceMs)) return;
+  async #kill(): Promise<void> {
+    // After the leader exited, a zombie waiting for init (a sandbox's, say) still answers a group
+    // signal: ask first whether anything runs, which does not count zombies.
+    const running =
+      (this.#leader === null || this.#process.groupAlive()) && this.#process.signalGroup('SIGTERM');
+    if (running && !(await this.#escalate())) return;
+    // The group is gone, the leader with it: its exit is reported as soon as the kernel
+    // tells Node, and the output ends at once or after EXIT_DRAIN_GRACE_MS.
+    if (this.#status !== null) return;
+    const seen = await Promise.race([this.#settled.then(() => true), delay(SIGKILL_SETTLE_MS, false)]);
+    if (!seen) {
+      this.#init.onError(
+        new Error(
+          `process group ${this.pid} of terminal ${this.id} is gone, but its exit was not seen within ${SIGKILL_SETTLE_MS} ms`,
+        ),
+        'kill',
+      );
+    }
+  }
+
+  /** True once the group is gone: within the grace after SIGTERM, or after SIGKILL. */
+  async #escalate(): Promise<boolean> {
+    if (await this.#groupGoneWithin(this.#init.killGraceMs)) return true;
     this.#process.signalGroup('SIGKILL');
-    if (await this.#groupGoneWithin(SIGKILL_SETTLE_MS)) return;
+    if (await this.#groupGoneWithin(SIGKILL_SETTLE_MS)) return true;
     this.#init.onError(
       new Error(
         `process group ${this.pid} of terminal ${this.id} still runs ${SIGKILL_SETTLE_MS} ms after SIGKILL`,
       ),
       'kill',
     );
+    return false;
   }
 
   async #groupGoneWithin(ms: number): Promise<boolean> {

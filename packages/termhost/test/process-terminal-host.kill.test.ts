@@ -1,8 +1,10 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { isAlive } from '../../../test-support/processes.js';
 import { CrossSpawnProcessSpawner } from '../src/adapters/cross-spawn-process-spawner.js';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../src/ports/process-spawner.js';
 import type { ProcessTerminalHost } from '../src/process-terminal-host.js';
 import { closeHosts, linesPrinted, newHost } from './support/hosts.js';
-import { isRunning, until } from './support/processes.js';
+import { until } from './support/processes.js';
 import { RecordingGate } from './support/recording-gate.js';
 import { RecordingObserver } from './support/recording-observer.js';
 
@@ -16,10 +18,10 @@ describe('ProcessTerminalHost: kill', () => {
     const host = newHost();
     const id = await host.create({ command: TREE });
     const pids = (await linesPrinted(host, id, 2)).map(Number);
-    expect(pids.every(isRunning)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     await host.kill(id);
     expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGTERM', timedOut: false });
-    await until(() => !pids.some(isRunning));
+    await until(() => !pids.some(isAlive));
   });
 
   it('kills grandchildren of a nested shell', async () => {
@@ -28,7 +30,7 @@ describe('ProcessTerminalHost: kill', () => {
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.kill(id);
     await host.waitForExit(id);
-    await until(() => !isRunning(pid!));
+    await until(() => !isAlive(pid!));
   });
 
   it('SIGKILLs a child that ignores SIGTERM once the grace passed', async () => {
@@ -37,7 +39,7 @@ describe('ProcessTerminalHost: kill', () => {
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.kill(id);
     expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGKILL', timedOut: false });
-    await until(() => !isRunning(pid!));
+    await until(() => !isAlive(pid!));
   });
 
   it('is idempotent and harmless after exit; the terminal stays readable and waitable', async () => {
@@ -55,14 +57,71 @@ describe('ProcessTerminalHost: kill', () => {
     expect((await host.output(running)).exitStatus?.signal).toBe('SIGTERM');
   });
 
+  it.each([
+    ['ends on SIGTERM', TREE, {}, 'SIGTERM'],
+    [
+      'ignores SIGTERM until SIGKILL',
+      "trap '' TERM; sleep 1000 & echo $!; wait",
+      { killGraceMs: 200 },
+      'SIGKILL',
+    ],
+  ] as const)(
+    'returns once a command that %s has exited: the next read shows the exit and no process is left',
+    async (_label, command, options, signal) => {
+      const host = newHost(options);
+      const id = await host.create({ command });
+      const pids = (await linesPrinted(host, id, 1)).map(Number);
+      const kills = [host.kill(id), host.kill(id)];
+      await Promise.all(kills);
+      // No wait, no polling: the kill itself waited.
+      expect((await host.output(id)).exitStatus).toEqual({ exitCode: null, signal, timedOut: false });
+      expect(pids.filter(isAlive)).toEqual([]);
+    },
+  );
+
+  it('returns only once the exit is seen, even when it is reported after the group is gone', async () => {
+    // The leader's exit reaches the host 300 ms after the process is gone (a slow reaper, a loaded machine).
+    const plain = new CrossSpawnProcessSpawner();
+    const spawner: ProcessSpawner = {
+      async spawn(request) {
+        const spawned = await plain.spawn(request);
+        return {
+          pid: spawned.pid,
+          stdout: spawned.stdout,
+          stderr: spawned.stderr,
+          exited: spawned.exited.then((exit) => delay(300, exit)),
+          signalGroup: (signal) => spawned.signalGroup(signal),
+          groupAlive: () => spawned.groupAlive(),
+        };
+      },
+    };
+    const host = newHost({ spawner });
+    const id = await host.create({ command: 'sleep', args: ['1000'] });
+    await host.kill(id);
+    expect((await host.output(id)).exitStatus).toEqual({
+      exitCode: null,
+      signal: 'SIGTERM',
+      timedOut: false,
+    });
+  });
+
+  it('after the shell exited, returns once its background jobs are gone', async () => {
+    const host = newHost();
+    const id = await host.create({ command: 'sleep 1000 & echo $!' });
+    const [pid] = (await linesPrinted(host, id, 1)).map(Number);
+    await host.kill(id);
+    expect((await host.output(id)).exitStatus).toMatchObject({ exitCode: 0 });
+    expect(isAlive(pid!)).toBe(false);
+  });
+
   it('still kills background jobs after their shell exited', async () => {
     const host = newHost();
     const id = await host.create({ command: 'sleep 1000 & echo $!' });
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     expect((await host.waitForExit(id)).exitCode).toBe(0);
-    expect(isRunning(pid!)).toBe(true);
+    expect(isAlive(pid!)).toBe(true);
     await host.kill(id);
-    await until(() => !isRunning(pid!));
+    await until(() => !isAlive(pid!));
   });
 });
 
@@ -72,7 +131,7 @@ describe('ProcessTerminalHost: timeouts', () => {
     const id = await host.create({ command: TREE });
     const pids = (await linesPrinted(host, id, 2)).map(Number);
     expect(await host.waitForExit(id)).toEqual({ exitCode: null, signal: 'SIGTERM', timedOut: true });
-    await until(() => !pids.some(isRunning));
+    await until(() => !pids.some(isAlive));
   });
 
   it('honours a shorter per-request timeout and clamps a longer one', async () => {
@@ -99,12 +158,29 @@ describe('ProcessTerminalHost: timeouts', () => {
 });
 
 describe('ProcessTerminalHost: release', () => {
+  it('a verb whose gate decision outlasted a release of its terminal finds no terminal', async () => {
+    let allowOutput!: () => void;
+    const outputAllowed = new Promise<void>((resolve) => (allowOutput = resolve));
+    const gate = new RecordingGate(async (request) => {
+      if (request.verb === 'output') await outputAllowed;
+      return { allow: true };
+    });
+    const host = newHost({ gate });
+    const id = await host.create({ command: 'echo', args: ['released'] });
+    await host.waitForExit(id);
+    const reading = host.output(id);
+    await until(() => gate.verbs().includes('output'));
+    await host.release(id);
+    allowOutput();
+    await expect(reading).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
+  });
+
   it('kills the tree, waits for it, and forgets the id', async () => {
     const host = newHost();
     const id = await host.create({ command: TREE });
     const pids = (await linesPrinted(host, id, 2)).map(Number);
     await host.release(id);
-    expect(pids.some(isRunning)).toBe(false);
+    expect(pids.some(isAlive)).toBe(false);
     await expect(host.output(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
     await expect(host.waitForExit(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
     await expect(host.kill(id)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
@@ -128,7 +204,7 @@ describe('ProcessTerminalHost: release', () => {
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.waitForExit(id);
     await host.release(id);
-    expect(isRunning(pid!)).toBe(false);
+    expect(isAlive(pid!)).toBe(false);
   });
 
   it('waits out the grace for a child that ignores SIGTERM', async () => {
@@ -136,7 +212,7 @@ describe('ProcessTerminalHost: release', () => {
     const id = await host.create({ command: "trap '' TERM; sleep 1000 & echo $!; wait" });
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.release(id);
-    expect(isRunning(pid!)).toBe(false);
+    expect(isAlive(pid!)).toBe(false);
   });
 });
 
@@ -211,7 +287,7 @@ describe('ProcessTerminalHost: reclaiming exited terminals (reclaimExited)', () 
     await host.output(done); // most recently used, but its group is gone
     await host.create({ command: 'true' });
     await expect(host.output(done)).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
-    expect(isRunning(pid!)).toBe(true);
+    expect(isAlive(pid!)).toBe(true);
     expect((await host.output(lingering)).exitStatus).toMatchObject({ exitCode: 0 });
   });
 
@@ -256,7 +332,7 @@ describe('ProcessTerminalHost: closeAll', () => {
     const minePids = (await linesPrinted(host, mine, 2, { scope: 'a' })).map(Number);
     const theirs = await host.create({ command: 'sleep 1000' }, { scope: 'b' });
     await host.closeAll('a');
-    expect(minePids.some(isRunning)).toBe(false);
+    expect(minePids.some(isAlive)).toBe(false);
     await expect(host.output(mine, { scope: 'a' })).rejects.toMatchObject({ code: 'TERMINAL_NOT_FOUND' });
     expect((await host.output(theirs, { scope: 'b' })).exitStatus).toBeNull();
     // A scoped closeAll does not close the host.
@@ -276,7 +352,7 @@ describe('ProcessTerminalHost: closeAll', () => {
     ).flatMap((lines) => lines.map(Number));
     const verbsBefore = gate.requests.length;
     await host.closeAll();
-    expect(pids.some(isRunning)).toBe(false);
+    expect(pids.some(isAlive)).toBe(false);
     // closeAll is shutdown: not gated.
     expect(gate.requests.length).toBe(verbsBefore);
     await expect(host.create({ command: 'true' })).rejects.toMatchObject({ code: 'HOST_CLOSED' });
@@ -290,7 +366,7 @@ describe('ProcessTerminalHost: closeAll', () => {
     const releasing = host.release(id);
     await until(async () => (await host.output(id).catch(() => 'gone')) === 'gone');
     await host.closeAll();
-    expect(isRunning(pid!)).toBe(false);
+    expect(isAlive(pid!)).toBe(false);
     await releasing;
   });
 
@@ -329,7 +405,7 @@ describe('ProcessTerminalHost: closeAll', () => {
     const id = await host.create({ command: 'sleep 1000' });
     expect(typeof id).toBe('string');
     await closing;
-    expect(isRunning(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     // It ran, and the host says so: a spawn and an exit by the shutdown's SIGTERM.
     expect(observer.events.map((e) => e.type)).toEqual(['spawned', 'exited']);
     expect(observer.exited(id)).toMatchObject({ exitStatus: { signal: 'SIGTERM' } });

@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../../../test-support/processes.js';
+import { CrossSpawnProcessSpawner } from '../src/adapters/cross-spawn-process-spawner.js';
 import { NON_INTERACTIVE_ENV } from '../src/environment.js';
 import { TermhostError } from '../src/errors.js';
 import type { GateDecision } from '../src/ports/gate.js';
-import { DEFAULT_SHELL_PREFIX } from '../src/process-terminal-host.js';
+import type { ProcessSpawner } from '../src/ports/process-spawner.js';
+import {
+  DEFAULT_SHELL_PREFIX,
+  ProcessTerminalHost,
+  type ProcessTerminalHostOptions,
+} from '../src/process-terminal-host.js';
 import { closeHosts, newHost } from './support/hosts.js';
 import { tempDir, until } from './support/processes.js';
 import { RecordingGate } from './support/recording-gate.js';
@@ -167,6 +174,32 @@ describe('ProcessTerminalHost: exit status', () => {
       timedOut: false,
       processesLeft: true,
     });
+  });
+
+  it('reports no processesLeft for a process that says nothing it started outlives it (diesWithLeader)', async () => {
+    // The plain spawner's process, marked as a sandbox's is: the background job is then the
+    // spawner's to end (a pid namespace would), not a process left behind.
+    const plain = new CrossSpawnProcessSpawner();
+    const spawner: ProcessSpawner = {
+      async spawn(request) {
+        const spawned = await plain.spawn(request);
+        return {
+          pid: spawned.pid,
+          stdout: spawned.stdout,
+          stderr: spawned.stderr,
+          exited: spawned.exited,
+          signalGroup: (signal) => spawned.signalGroup(signal),
+          groupAlive: () => spawned.groupAlive(),
+          diesWithLeader: true,
+        };
+      },
+    };
+    const host = newHost({ spawner });
+    const id = await host.create({ command: 'sleep 30 & echo $!' });
+    const status = await host.waitForExit(id);
+    const [pid] = (await host.output(id)).output.split('\n').map(Number);
+    expect(isAlive(pid!)).toBe(true);
+    expect(status).toEqual({ exitCode: 0, signal: null, timedOut: false });
   });
 
   it('reports a command line naming an unknown command as exit code 127, not a create failure', async () => {
@@ -400,6 +433,24 @@ describe('ProcessTerminalHost: create', () => {
 });
 
 describe('ProcessTerminalHost: gate', () => {
+  it.each(['gate', 'observer', 'spawner'] as const)(
+    'has no default %s: constructing without one throws',
+    (missing) => {
+      const ports: Record<string, unknown> = {
+        gate: new RecordingGate(),
+        observer: new RecordingObserver(),
+        spawner: { spawn: () => Promise.reject(new Error('not used')) },
+      };
+      for (const absent of [undefined, null, {}]) {
+        const options = { ...ports, [missing]: absent } as unknown as ProcessTerminalHostOptions;
+        expect(() => new ProcessTerminalHost(options)).toThrow(
+          new TypeError(`${missing} is required: the terminal host has no default ${missing}`),
+        );
+      }
+      expect(() => new ProcessTerminalHost(ports as unknown as ProcessTerminalHostOptions)).not.toThrow();
+    },
+  );
+
   const refusal: GateDecision = { allow: false, reason: 'not on my watch', ruleIds: ['r1', 'r2'] };
 
   it.each([
@@ -416,8 +467,11 @@ describe('ProcessTerminalHost: gate', () => {
     const marker = join(dir.path, `gate-marker-${Math.random()}`);
     const observer = new RecordingObserver();
     const host = newHost({ gate: new RecordingGate(policy), observer });
-    const error = await host.create({ command: `touch '${marker}'` }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'GATE_DENIED' });
+    // Both forms: a command line (run by the shell) and a program with its args.
+    for (const spec of [{ command: `touch '${marker}'` }, { command: 'touch', args: [marker] }]) {
+      const error = await host.create(spec).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'GATE_DENIED' });
+    }
     // Give a (wrongly) spawned command ample time to create the marker.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(marker)).toBe(false);

@@ -1,23 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { AcpProxy, AjvSchemaValidator, type Logger } from '@termgate/core';
-import type { TerminalHost } from '@termgate/termhost';
-import { StdioTransport } from '@termgate/transport-stdio';
+import type { AcpProxy, Logger } from '@termgate/core';
+import type { StdioTransport } from '@termgate/transport-stdio';
 import type { CliIo } from '../commands/cli-io.js';
+import type { OpenStdioTransport } from '../composition/tokens.js';
+import type { Notices } from '../logging.js';
 
 /** Between SIGTERM and SIGKILL when the proxy stops the agent. */
 export const DEFAULT_AGENT_KILL_GRACE_MS = 3000;
 
 export interface AcpProxyRunOptions {
-  readonly host: TerminalHost;
+  /** The proxy, serving terminal/* from the gated host. */
+  readonly proxy: AcpProxy;
+  /** Frames the editor's and the agent's streams. */
+  readonly openTransport: OpenStdioTransport;
   /** Program and arguments of the agent. */
   readonly agentCommand: readonly string[];
   readonly io: CliIo;
   readonly logger: Logger;
+  readonly notices: Notices;
   readonly cwd: string;
   readonly agentKillGraceMs?: number;
-  /** How long the editor's person may take to answer an approval question (ms). Default: the core's (120 s). */
-  readonly approvalTimeoutMs?: number;
   /** Resolves when the proxy should stop as if the editor had gone (SIGTERM, SIGINT). */
   readonly stopSignal?: Promise<string>;
 }
@@ -60,7 +63,7 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
     // Its own process group, so that stopping it also stops what it started.
     child = spawn(program!, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (error) {
-    io.stderr.write(`termgate acp-proxy: cannot start the agent ${program}: ${(error as Error).message}\n`);
+    options.notices.problem(`cannot start the agent ${program}: ${(error as Error).message}`);
     return 126;
   }
   const exited = new Promise<AgentExit>((resolve) => {
@@ -72,19 +75,18 @@ export async function runAcpProxy(options: AcpProxyRunOptions): Promise<number> 
   });
   if (spawned !== null) {
     const errno = (spawned as NodeJS.ErrnoException).code;
-    io.stderr.write(`termgate acp-proxy: cannot start the agent ${program}: ${spawned.message}\n`);
+    options.notices.problem(`cannot start the agent ${program}: ${spawned.message}`);
     return errno === 'ENOENT' ? 127 : 126;
   }
   child.on('error', (error) => logger.warn({ err: error }, 'agent process error'));
   child.stderr!.on('data', (chunk: Buffer) => io.stderr.write(chunk));
   logger.info({ pid: child.pid, command: options.agentCommand }, 'agent started');
 
-  const editor = new StdioTransport(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
-  const agent = new StdioTransport(child.stdout!, child.stdin!);
-  const connection = new AcpProxy(options.host, new AjvSchemaValidator(), {
-    logger: logger,
-    ...(options.approvalTimeoutMs !== undefined && { approvalTimeoutMs: options.approvalTimeoutMs }),
-  }).connect(editor, agent);
+  const editor = options.openTransport(io.stdin, io.stdout, {
+    endOutputOnClose: io.stdout !== process.stdout,
+  });
+  const agent = options.openTransport(child.stdout!, child.stdin!);
+  const connection = options.proxy.connect(editor, agent);
 
   type Ending = { readonly by: 'editor' } | { readonly by: 'agent'; readonly exit?: AgentExit };
   const ending = await Promise.race<Ending>([

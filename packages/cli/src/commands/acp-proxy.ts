@@ -1,9 +1,23 @@
-import { ACP_PROXY_USAGE, type AcpProxyConfig, parseAcpProxyArgs } from '../acp-proxy/acp-proxy-config.js';
-import { type AcpProxyHost, buildAcpProxyHost } from '../acp-proxy/acp-proxy-host.js';
+import { AcpProxy } from '@termgate/core';
+import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
+import {
+  ACP_PROXY_USAGE,
+  type AcpProxyConfig,
+  agentCommandStart,
+  parseAcpProxyArgs,
+} from '../acp-proxy/acp-proxy-config.js';
 import { runAcpProxy } from '../acp-proxy/acp-proxy-runner.js';
-import { closeInheritedDescriptors } from '../inherited-fds.js';
-import { createStderrLogger } from '../logging.js';
+import { buildContainer } from '../composition/composition-root.js';
+import {
+  OPEN_STDIO_TRANSPORT,
+  type OpenStdioTransport,
+  POLICY_RUNTIME,
+  SHUTDOWN_HOOKS,
+  type ShutdownHook,
+} from '../composition/tokens.js';
 import type { CliCommand } from './cli-io.js';
+import { startProcess } from './start-process.js';
+import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js';
 
 /**
  * `termgate acp-proxy [options] -- AGENT [ARG...]`: an ACP agent behind
@@ -12,27 +26,26 @@ import type { CliCommand } from './cli-io.js';
  * policy gate could not be started (it never falls back to allow-all).
  */
 export const acpProxyCommand: CliCommand = async (argv, io) => {
+  if (wantsHelp(argv, agentCommandStart(argv))) return printUsage(io, ACP_PROXY_USAGE);
   let config: AcpProxyConfig;
   try {
     config = parseAcpProxyArgs(argv, process.cwd());
   } catch (error) {
-    io.stderr.write(`termgate acp-proxy: ${(error as Error).message}\n\n${ACP_PROXY_USAGE}`);
-    return 2;
+    if (error instanceof UsageError) return reportUsageError(io, 'acp-proxy', error.message);
+    throw error;
   }
-  const logger = createStderrLogger(config.logLevel).child({ component: 'acp-proxy' });
-  // Before the agent or any command is spawned: neither may inherit what our launcher left open.
-  const closedFds = closeInheritedDescriptors();
-  if (closedFds.length > 0) logger.debug({ fds: closedFds }, 'closed inherited descriptors');
-  let built: AcpProxyHost;
+  const { logger, notices } = await startProcess('acp-proxy', config, io);
+  const container = buildContainer(config, logger, notices, { reclaimExited: false });
+  // The same fail-closed start as serve's, finished before the agent starts.
   try {
-    built = await buildAcpProxyHost(config, logger, (line) => io.stderr.write(`${line}\n`));
+    await container.getAsync(POLICY_RUNTIME);
   } catch (error) {
-    io.stderr.write(
-      `termgate acp-proxy: refusing to start: ${(error as Error).message}\n` +
-        'The policy gate could not be set up; no agent was started.\n',
+    notices.problem(
+      `refusing to start: ${(error as Error).message}; the policy gate could not be set up, no agent was started`,
     );
     return 1;
   }
+  const host = container.get<TerminalHost>(TERMINAL_HOST);
   let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
   const stopSignal = new Promise<string>((resolve) => {
     onSignal = (signal) => resolve(signal);
@@ -41,18 +54,19 @@ export const acpProxyCommand: CliCommand = async (argv, io) => {
   });
   try {
     return await runAcpProxy({
-      host: built.host,
+      proxy: container.get(AcpProxy),
+      openTransport: container.get<OpenStdioTransport>(OPEN_STDIO_TRANSPORT),
       agentCommand: config.agentCommand,
       io,
-      logger,
+      logger: logger.child({ component: 'acp-proxy' }),
+      notices,
       cwd: config.cwd,
       stopSignal,
-      ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
     });
   } finally {
     process.off('SIGTERM', onSignal!);
     process.off('SIGINT', onSignal!);
-    await built.host.closeAll();
-    built.stop('acp-proxy stopped');
+    await host.closeAll();
+    for (const hook of container.get<ShutdownHook[]>(SHUTDOWN_HOOKS)) await hook('acp-proxy stopped');
   }
 };

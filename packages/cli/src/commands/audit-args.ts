@@ -1,9 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UsageError, usageErrorFrom } from './usage.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-
-/** A bad command line: `termgate audit` prints it with the usage and exits 2. */
-export class AuditUsageError extends Error {}
 
 /** Strict `parseArgs` whose errors are usage errors; `files` are the positionals (at least `min`, at most `max`). */
 export function parseAuditArgs<T extends Options>(
@@ -23,11 +21,11 @@ export function parseAuditArgs<T extends Options>(
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new AuditUsageError((error as Error).message);
+    throw usageErrorFrom(error);
   }
   const count = parsed.positionals.length;
   if (count < min || count > max) {
-    throw new AuditUsageError(
+    throw new UsageError(
       min === max && min === 1
         ? 'expected exactly one FILE'
         : max === 0

@@ -7,9 +7,10 @@ import {
   renderReportHtml,
   verifyAuditTrail,
 } from '@termgate/policy';
-import { AuditUsageError, parseAuditArgs } from './audit-args.js';
+import { parseAuditArgs } from './audit-args.js';
 import { describeVerdict, EXIT_UNSIGNED_TAIL } from './audit-verify.js';
 import type { CliIo } from './cli-io.js';
+import { UsageError } from './usage.js';
 
 /**
  * `termgate audit report FILE|DIR... --html OUT [--public-key FILE]...`:
@@ -30,7 +31,7 @@ export function reportCommand(
     Number.POSITIVE_INFINITY,
   );
   const out = values.html;
-  if (out === undefined || out === '') throw new AuditUsageError('report needs --html OUT');
+  if (out === undefined || out === '') throw new UsageError('report needs --html OUT');
   const files = trailFiles(args);
   const keyPaths = values['public-key'] ?? [];
   const publicKeys = keyPaths.length === 0 ? undefined : loadPublicKeys(keyPaths);

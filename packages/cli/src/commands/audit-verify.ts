@@ -6,8 +6,9 @@ import {
   type TrailVerifyResult,
   verifyAuditTrail,
 } from '@termgate/policy';
-import { AuditUsageError, parseAuditArgs } from './audit-args.js';
+import { parseAuditArgs } from './audit-args.js';
 import type { CliIo } from './cli-io.js';
+import { UsageError } from './usage.js';
 
 /** Exit code of `audit verify` when the chain is intact and every checkpoint valid, but records after the last one are unsigned. */
 export const EXIT_UNSIGNED_TAIL = 3;
@@ -61,7 +62,7 @@ interface Anchor {
 function parseAnchor(text: string): Anchor {
   const match = /^(\d+):([0-9a-f]{64})$/.exec(text);
   if (!match)
-    throw new AuditUsageError(`--anchor must be SEQ:HASH (a seq and a 64-hex-digit hash), got "${text}"`);
+    throw new UsageError(`--anchor must be SEQ:HASH (a seq and a 64-hex-digit hash), got "${text}"`);
   return { seq: Number(match[1]), hash: match[2]! };
 }
 

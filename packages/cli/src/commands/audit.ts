@@ -7,12 +7,15 @@ import {
   matchesAuditQuery,
   readAuditRecords,
 } from '@termgate/policy';
-import { AuditUsageError, parseAuditArgs } from './audit-args.js';
+import { parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';
 import { formatSummary } from './audit-summary-format.js';
 import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
+import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js';
+
+const AUDIT_SUBCOMMANDS: readonly string[] = ['verify', 'keygen', 'report', 'show'];
 
 /**
  * The decisions `--decision` accepts. `ask` finds the creates that asked a
@@ -51,6 +54,8 @@ export const AUDIT_USAGE = `Usage:
       --client    the client's name, as recorded (termgate.client.name)
       --grep      a JavaScript regular expression tested against the command line
       --summary   counts of the matching commands by decision, rule and program
+  termgate audit [SUBCOMMAND] -h|--help
+      Print this help.
 `;
 
 /**
@@ -59,6 +64,9 @@ export const AUDIT_USAGE = `Usage:
  */
 export const auditCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
+  if (subcommand !== undefined && AUDIT_SUBCOMMANDS.includes(subcommand) && wantsHelp(rest)) {
+    return printUsage(io, AUDIT_USAGE);
+  }
   try {
     switch (subcommand) {
       case 'verify':
@@ -72,19 +80,21 @@ export const auditCommand: CliCommand = async (argv, io) => {
       case 'help':
       case '--help':
       case '-h':
-        io.stdout.write(AUDIT_USAGE);
-        return 0;
+        return printUsage(io, AUDIT_USAGE);
       default:
-        throw new AuditUsageError(
-          subcommand === undefined ? 'missing subcommand' : `unknown subcommand "${subcommand}"`,
+        throw new UsageError(
+          subcommand === undefined
+            ? `missing subcommand: ${AUDIT_SUBCOMMANDS.join(', ')}`
+            : `unknown subcommand "${subcommand}"`,
         );
     }
   } catch (error) {
-    if (error instanceof AuditUsageError) {
-      io.stderr.write(`termgate audit: ${error.message}\n\n${AUDIT_USAGE}`);
-    } else {
-      io.stderr.write(`termgate audit: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof UsageError) {
+      const known = subcommand !== undefined && AUDIT_SUBCOMMANDS.includes(subcommand);
+      return reportUsageError(io, known ? `audit ${subcommand}` : 'audit', error.message);
     }
+    // An I/O error (a missing file, an unreadable key): exit 2, as the usage says.
+    io.stderr.write(`termgate audit: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
 };
@@ -109,7 +119,7 @@ function show(argv: readonly string[], io: CliIo): number {
     1,
     Number.POSITIVE_INFINITY,
   );
-  if (values.json && values.summary) throw new AuditUsageError('--json and --summary exclude each other');
+  if (values.json && values.summary) throw new UsageError('--json and --summary exclude each other');
   const query = buildQuery(values, new Date());
   const rows: string[][] = [];
   const summary = new AuditSummarizer();
@@ -142,8 +152,7 @@ function buildQuery(
   if (values.since !== undefined) query.since = parseSince(values.since, now);
   if (values.decision !== undefined) {
     const decision = AUDIT_DECISIONS.find((d) => d === values.decision);
-    if (decision === undefined)
-      throw new AuditUsageError(`--decision must be ${AUDIT_DECISIONS.join(' or ')}`);
+    if (decision === undefined) throw new UsageError(`--decision must be ${AUDIT_DECISIONS.join(' or ')}`);
     query.decision = decision;
   }
   if (values.terminal !== undefined) query.terminal = values.terminal;
@@ -152,7 +161,7 @@ function buildQuery(
     try {
       query.grep = new RegExp(values.grep);
     } catch (error) {
-      throw new AuditUsageError(`--grep: ${(error as Error).message}`);
+      throw new UsageError(`--grep: ${(error as Error).message}`);
     }
   }
   return query;
@@ -171,7 +180,7 @@ export function parseSince(value: string, now: Date): Date {
   }
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(at))
-    throw new AuditUsageError(`--since: "${value}" is neither an ISO time nor a duration like 1h`);
+    throw new UsageError(`--since: "${value}" is neither an ISO time nor a duration like 1h`);
   return new Date(at);
 }
 

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 
 /**
- * The streams a CLI command talks to. `bin.ts` passes the process's own;
+ * The streams a CLI command talks to. `main.ts` passes the process's own;
  * tests pass PassThrough streams. A command resolves with its exit code and
  * never calls `process.exit` itself.
  */

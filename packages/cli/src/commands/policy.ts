@@ -17,6 +17,7 @@ import {
 import type { SandboxProfile } from '@termgate/termhost';
 import { defaultAuditPath } from '../serve/default-audit-path.js';
 import type { CliCommand, CliIo } from './cli-io.js';
+import { printUsage, reportUsageError, UsageError, usageErrorFrom, wantsHelp } from './usage.js';
 
 export const POLICY_USAGE = `Usage:
   termgate policy check FILE                 validate a policy file (and its rules' match:/notMatch:
@@ -26,6 +27,7 @@ export const POLICY_USAGE = `Usage:
                                              judge one command line (--argv: the words are argv, no shell)
   termgate policy explain FILE --json        batch: JSON Lines {"command", "args"?, "cwd"?, "env"?} on stdin,
                                              one decision object per line on stdout, in order
+  termgate policy [SUBCOMMAND] -h|--help     print this help
 Exit status: 0 ok/allowed, 1 invalid/failed/denied, 2 usage error, 3 (explain) approval needed: ask.
 `;
 
@@ -35,6 +37,9 @@ const EXPLAIN_EXIT = { allow: 0, deny: 1, ask: 3 } as const;
 /** `termgate policy …`: argv starts after the word `policy`. */
 export const policyCommand: CliCommand = async (argv, io) => {
   const [sub, ...rest] = argv;
+  if (sub !== undefined && ['check', 'test', 'explain'].includes(sub) && wantsHelp(rest)) {
+    return printUsage(io, POLICY_USAGE);
+  }
   try {
     switch (sub) {
       case 'check':
@@ -43,36 +48,33 @@ export const policyCommand: CliCommand = async (argv, io) => {
         return await test(rest, io);
       case 'explain':
         return await explain(rest, io);
-      case undefined:
       case '-h':
       case '--help':
-        io.stderr.write(POLICY_USAGE);
-        return sub === undefined ? 2 : 0;
+      case 'help':
+        return printUsage(io, POLICY_USAGE);
+      case undefined:
+        throw new UsageError('missing subcommand: check, test or explain');
       default:
-        return usage(io, `unknown policy subcommand "${sub}"`);
+        throw new UsageError(`unknown subcommand "${sub}"`);
     }
   } catch (error) {
     if (error instanceof PolicyError) {
       io.stderr.write(`${error.message}\n`);
       return 1;
     }
-    if (error instanceof UsageError) return usage(io, error.message);
+    if (error instanceof UsageError) {
+      const known = sub !== undefined && ['check', 'test', 'explain'].includes(sub);
+      return reportUsageError(io, known ? `policy ${sub}` : 'policy', error.message);
+    }
     throw error;
   }
 };
-
-class UsageError extends Error {}
-
-function usage(io: CliIo, message: string): number {
-  io.stderr.write(`termgate policy: ${message}\n${POLICY_USAGE}`);
-  return 2;
-}
 
 function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['options']> = {}) {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw usageErrorFrom(error);
   }
 }
 

@@ -14,7 +14,7 @@ export interface AuditTrailOptions {
   readonly auditCheckpoint?: { readonly everyRecords?: number; readonly everyMs?: number };
 }
 
-/** Option names that take a value, for the hand-written parser of `acp-proxy`. */
+/** The audit options that take a value. */
 export const AUDIT_VALUED_OPTIONS = [
   '--audit-rotate-size',
   '--audit-rotate-age',

@@ -2,7 +2,8 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
-import type { BubblewrapSandbox as BubblewrapSandboxType, ProcessSpawner } from '@termgate/termhost';
+import type { ProcessSpawner } from '@termgate/termhost';
+import type { BubblewrapSandbox as BubblewrapSandboxType } from '@termgate/termhost/adapters';
 
 /** A started sandbox: the gate's profiler, the spawner that enforces it, and its end. */
 export interface SandboxRuntime {
@@ -43,7 +44,7 @@ export async function startSandbox(
 ): Promise<SandboxRuntime | null> {
   const section = policy.sandbox;
   if (section.mode === 'off') return null;
-  const { BubblewrapSandbox } = await import('@termgate/termhost');
+  const { BubblewrapSandbox } = await import('@termgate/termhost/adapters');
   const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
   // First: on a machine where bubblewrap cannot run, that is the one thing to say.
   await BubblewrapSandbox.check();

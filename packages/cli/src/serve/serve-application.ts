@@ -1,10 +1,19 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@termgate/core';
 import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
-import { StdioTransport } from '@termgate/transport-stdio';
+import type { StdioTransport } from '@termgate/transport-stdio';
 import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
-import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.js';
+import {
+  OPEN_STDIO_TRANSPORT,
+  type OpenStdioTransport,
+  ROOT_LOGGER,
+  SHUTDOWN_HOOKS,
+  type ShutdownHook,
+} from '../composition/tokens.js';
+
+/** How long shutdown waits for started requests to answer after the terminals ended. */
+const SETTLE_MS = 2000;
 
 /**
  * One `serve` run: MCP over the given streams until the input ends or
@@ -18,9 +27,6 @@ import { ROOT_LOGGER, SHUTDOWN_HOOKS, type ShutdownHook } from './serve-config.j
  * queued messages are flushed, then `run` resolves. It is
  * safe to call `stop` more than once.
  */
-/** How long shutdown waits for started requests to answer after the terminals ended. */
-const SETTLE_MS = 2000;
-
 @injectable()
 export class ServeApplication {
   private stopping: Promise<void> | null = null;
@@ -33,6 +39,7 @@ export class ServeApplication {
     @inject(TERMINAL_HOST) private readonly host: TerminalHost,
     @inject(ROOT_LOGGER) private readonly logger: Logger,
     @inject(SHUTDOWN_HOOKS) private readonly shutdownHooks: readonly ShutdownHook[],
+    @inject(OPEN_STDIO_TRANSPORT) private readonly openTransport: OpenStdioTransport,
   ) {}
 
   /**
@@ -49,7 +56,7 @@ export class ServeApplication {
     const finished = new Promise<void>((resolve) => {
       this.resolveRun = resolve;
     });
-    this.transport = new StdioTransport(input, output, {
+    this.transport = this.openTransport(input, output, {
       endOutputOnClose: options.endOutputOnClose,
       ...(options.stallTimeoutMs !== undefined && { stallTimeoutMs: options.stallTimeoutMs }),
     });

@@ -1,7 +1,8 @@
 import type { Level } from 'pino';
+import type { LogFormat } from '../logging.js';
 import type { AuditTrailOptions } from './audit-options.js';
 
-/** Everything `termgate serve` was configured with, after parsing its arguments. */
+/** Everything `termgate serve` (and `acp-proxy`) was configured with, after parsing its arguments. */
 export interface ServeConfig extends AuditTrailOptions {
   readonly policyPath: string | null;
   readonly auditPath: string | null;
@@ -10,6 +11,8 @@ export interface ServeConfig extends AuditTrailOptions {
   /** The shell that runs command lines; `null` for the default (bash on PATH). */
   readonly shell: string | null;
   readonly logLevel: Level | 'silent';
+  /** `--log-format`; null: `pretty` when stderr is a terminal, else `json`. */
+  readonly logFormat: LogFormat | null;
   /** Directory relative cwds resolve against. */
   readonly cwd: string;
   /** How long a legacy MCP approval question waits for its answer (ms); absent: the core's default (120 s). */
@@ -17,11 +20,3 @@ export interface ServeConfig extends AuditTrailOptions {
   /** How long a modern MCP approval's `requestState` stays valid (ms); absent: the core's default (5 min). */
   readonly approvalStateTtlMs?: number;
 }
-
-export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');
-export const ROOT_LOGGER: unique symbol = Symbol.for('termgate.RootLogger');
-export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValidator');
-export const SHUTDOWN_HOOKS: unique symbol = Symbol.for('termgate.ShutdownHooks');
-
-/** Runs once every terminal ended, in order, during shutdown (e.g. the audit trail's stop record). */
-export type ShutdownHook = (reason: string) => void | Promise<void>;

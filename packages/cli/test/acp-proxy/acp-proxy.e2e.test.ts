@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { isAlive } from '../../../../test-support/processes.js';
 import { defaultPolicyArgs } from '../e2e/support/wire-server.js';
 
 const run = promisify(execFile);
@@ -43,19 +44,10 @@ async function editor(scenario: string, proxyOptions?: string[], sandboxed = fal
   return result;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Resolves once `pid` is gone; fails the test, naming the pid, if it outlives 10 s. */
 async function gone(pid: number): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (alive(pid)) {
+  while (isAlive(pid)) {
     if (Date.now() > deadline) throw new Error(`process ${pid} is still alive`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -168,6 +160,8 @@ describe('termgate acp-proxy with a policy', () => {
     expect(result.report.created).toBe(false);
     expect(result.report.error.code).toBe(-32010);
     expect(result.report.error.message).toMatch(/^Denied by policy: .*rm is not allowed in this test/);
+    // The policy engine's reason starts "denied: "; the refusal says it once.
+    expect(result.report.error.message).not.toMatch(/denied: /i);
     expect(result.report.error.data).toMatchObject({ verb: 'create', ruleIds: ['no-rm-in-tests'] });
   });
 
@@ -230,8 +224,8 @@ describe('termgate acp-proxy cancellation and shutdown', () => {
     expect(result.proxyExit).toEqual({ code: 0, signal: null });
     await gone(agentPid);
     await gone(sleepPid);
-    expect(alive(agentPid)).toBe(false);
-    expect(alive(sleepPid)).toBe(false);
+    expect(isAlive(agentPid)).toBe(false);
+    expect(isAlive(sleepPid)).toBe(false);
   });
 
   test('an agent that never reads its stdin does not hold the proxy up: it is stopped, with its process group', async () => {

@@ -73,6 +73,28 @@ test('check: a rule whose match:/notMatch: example fails makes the policy invali
   expect(r.err).not.toContain('"git status"');
 });
 
+test('check, test and explain: argvPrefix matches whole tokens (`run test` is not `run test-and-publish`)', async () => {
+  const file = join(dir, 'prefix.yaml');
+  writeFileSync(
+    file,
+    'default: allow\nrules:\n  - id: no-npm-run-test\n    decision: deny\n    program: npm\n    argvPrefix: [[run, test]]\n' +
+      "    match: ['npm run test', 'npm run test --watch']\n    notMatch: ['npm run test-and-publish', 'npm run']\n" +
+      'tests:\n' +
+      "  - { command: 'npm run test', expect: deny, rule: no-npm-run-test }\n" +
+      "  - { command: 'npm run test-and-publish', expect: allow }\n",
+  );
+  const check = await run(['check', file]);
+  expect(check.err).not.toContain('no-npm-run-test');
+  expect(check.code).toBe(0);
+  const tested = await run(['test', file]);
+  expect(tested.code).toBe(0);
+  expect(tested.out).toMatch(/PASS.*npm run test-and-publish/);
+  const explained = await run(['explain', file, '--json', '--', 'npm run test-and-publish']);
+  expect(JSON.parse(explained.out)).toMatchObject({ decision: 'allow', ruleIds: [] });
+  const denied = await run(['explain', file, '--json', '--', 'npm run test']);
+  expect(JSON.parse(denied.out)).toMatchObject({ decision: 'deny', ruleIds: ['no-npm-run-test'] });
+});
+
 test('check: warns about footguns without refusing the policy', async () => {
   const file = join(dir, 'footguns.yaml');
   writeFileSync(
@@ -169,7 +191,12 @@ test('usage errors exit 2', async () => {
   expect((await run(['frobnicate'])).code).toBe(2);
   expect((await run(['check'])).code).toBe(2);
   expect((await run(['explain', STRICT])).code).toBe(2);
-  expect((await run(['check', STRICT, '--bogus'])).err).toMatch(/Unknown option/);
+  expect((await run(['check', STRICT, '--bogus'])).err).toBe(
+    'termgate policy check: unknown option --bogus\nRun "termgate policy check --help" for usage.\n',
+  );
+  expect((await run(['frobnicate'])).err).toBe(
+    'termgate policy: unknown subcommand "frobnicate"\nRun "termgate policy --help" for usage.\n',
+  );
 });
 
 describe('policy explain with a sandbox', () => {

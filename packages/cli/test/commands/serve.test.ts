@@ -12,6 +12,7 @@ describe('parseServeArgs', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'info',
+      logFormat: null,
       cwd: '/work',
     });
   });
@@ -46,11 +47,20 @@ async function serveWith(
 const quiet = (...argv: string[]): string[] => [...argv, '--log-level', 'silent'];
 
 describe('serveCommand', () => {
-  it('prints usage and exits 2 on bad arguments, writing nothing to stdout', async () => {
+  it('exits 2 on bad arguments with one line and the --help hint, writing nothing to stdout', async () => {
     const { code, out, err } = await serveWith(['--log-level', 'nope']);
     expect(code).toBe(2);
     expect(out).toBe('');
-    expect(err).toContain('Usage: termgate serve');
+    expect(err).toBe(
+      'termgate serve: --log-level must be one of fatal, error, warn, info, debug, trace, silent\n' +
+        'Run "termgate serve --help" for usage.\n',
+    );
+  });
+
+  it('rejects an unknown --log-format', async () => {
+    const { code, err } = await serveWith(['--log-format', 'xml']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/^termgate serve: --log-format must be json or pretty\n/);
   });
 });
 

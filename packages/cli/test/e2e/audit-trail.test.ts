@@ -129,7 +129,9 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
         encoding: 'utf8',
       });
       expect(result.status).toBe(2);
-      expect(result.stderr).toMatch(/Usage: termgate serve/);
+      expect(result.stderr).toMatch(
+        /^termgate serve: .*--audit.*\nRun "termgate serve --help" for usage\.\n$/,
+      );
     }
   });
 });

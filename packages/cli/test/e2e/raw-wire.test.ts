@@ -10,9 +10,9 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { isAlive } from '../../../../test-support/processes.js';
 import {
   CLIENT_CAPABILITIES_KEY,
-  isAlive,
   isProgressFor,
   isResponseTo,
   LEGACY_VERSION,

@@ -4,11 +4,27 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
-import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
+import { pino } from 'pino';
+import { buildContainer } from '../../src/composition/composition-root.js';
+import type { PolicyRuntime } from '../../src/composition/policy-runtime.js';
+import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import type { ServeConfig } from '../../src/serve/serve-config.js';
 
 /** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
 const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+
+/** Starts the policy side as serve and acp-proxy do: through the composition root's POLICY_RUNTIME. */
+async function startPolicyRuntime(
+  config: ServeConfig,
+  notice: (line: string) => void,
+  options: { judgeWorkerPath: string },
+): Promise<PolicyRuntime> {
+  const notices = { notice, problem: notice };
+  return buildContainer(config, pino({ level: 'silent' }), notices, {
+    reclaimExited: true,
+    ...options,
+  }).getAsync<PolicyRuntime>(POLICY_RUNTIME);
+}
 
 const create = (command: string, cwd: string): GateRequest => ({
   verb: 'create',
@@ -40,6 +56,7 @@ describe('startPolicyRuntime with the judge in a worker process', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'silent',
+      logFormat: null,
       cwd: dir,
     };
   });

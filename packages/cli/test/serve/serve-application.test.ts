@@ -4,18 +4,11 @@ import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
 import { pino } from 'pino';
-import { buildServeContainer } from '../../src/serve/composition-root.js';
-import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';
+import { isAlive } from '../../../../test-support/processes.js';
+import { buildContainer } from '../../src/composition/composition-root.js';
+import type { PolicyRuntime } from '../../src/composition/policy-runtime.js';
+import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
 const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
@@ -29,15 +22,22 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'silent' as const,
+      logFormat: null,
       cwd: process.cwd(),
     };
     const notices: string[] = [];
-    const runtime = await startPolicyRuntime(config, (line) => notices.push(line), {
-      judgeWorkerPath: JUDGE_WORKER,
-    });
-    expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
-    const container = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime));
+    const record = (line: string): void => {
+      notices.push(line);
+    };
+    const container = buildContainer(
+      config,
+      pino({ level: 'silent' }),
+      { notice: record, problem: record },
+      { reclaimExited: true, judgeWorkerPath: JUDGE_WORKER },
+    );
     const app = container.get(ServeApplication);
+    await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
+    expect(notices[0]).toMatch(/no --policy given: using the default policy .*policies\/default\.yaml/);
     expect(container.get(ServeApplication)).toBe(app);
     const input = new PassThrough();
     const output = new PassThrough();
@@ -82,10 +82,10 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
         pid = spawn && 'record' in spawn ? (spawn.record as { process: { pid: number } }).process.pid : 0;
       }
     }
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     input.end();
     await running;
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     expect(output.writableEnded).toBe(true);
     // Every verb went through the policy gate and the trail is intact, ending with the stop record.
     expect(verifyAuditFile(auditPath)).toMatchObject({ ok: true });
@@ -107,12 +107,16 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       auditFsync: false,
       shell: null,
       logLevel: 'silent' as const,
+      logFormat: null,
       cwd: process.cwd(),
     };
-    const runtime = await startPolicyRuntime(config, () => undefined, { judgeWorkerPath: JUDGE_WORKER });
-    const app = buildServeContainer(config, pino({ level: 'silent' }), Promise.resolve(runtime)).get(
-      ServeApplication,
-    );
+    const quiet = { notice: () => undefined, problem: () => undefined };
+    const container = buildContainer(config, pino({ level: 'silent' }), quiet, {
+      reclaimExited: true,
+      judgeWorkerPath: JUDGE_WORKER,
+    });
+    await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
+    const app = container.get(ServeApplication);
     const input = new PassThrough();
     const firstLines: string[] = [];
     // A client that takes the first chunk and then never reads again: nothing written later drains.

@@ -7,6 +7,7 @@ import {
   type TerminalHost,
   type TerminalSpec,
 } from '@termgate/termhost';
+import { gateDenialReason } from '../gate-denial.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import type { SchemaValidator, SchemaViolation, Validate } from '../ports/schema-validator.js';
 import { AcpErrorCode } from './acp-error-codes.js';
@@ -71,7 +72,8 @@ function describeViolations(violations: readonly SchemaViolation[]): string {
  * (and therefore through the host's gate). It is protocol handling only: no
  * channel, no ids. Connections and the proxy route requests to `handle`.
  *
- * Mapping decisions (ACP_TERMINAL.md §2):
+ * Mapping decisions, where ACP's terminal methods
+ * (https://agentclientprotocol.com/protocol/terminals) leave a choice:
  * - Terminals are scoped per session: caller scope `acp:<sessionId>`, caller
  *   protocol `acp/1`. A terminal id from another session is unknown (-32002).
  * - `command` without `args` (absent, `null` or `[]`) is a command **line**
@@ -274,7 +276,7 @@ export function toProtocolError(error: unknown, method: string, terminalId?: str
       }
       return new ProtocolError(
         AcpErrorCode.PolicyDenied,
-        `Denied by policy: ${reason}${rules}. Nothing was run. Do not retry the same command; choose another approach or ask the user.`,
+        `Denied by policy: ${gateDenialReason(error)}${rules}. Nothing was run. Do not retry the same command; choose another approach or ask the user.`,
         data,
       );
     }

@@ -34,9 +34,11 @@ export function requestMeta(params: Params | undefined): Record<string, unknown>
 }
 
 /**
- * Chooses the era of one request (MCP_WIRE.md §10). A request is modern when
- * its `_meta` carries the protocol-version key — the claim — and legacy
- * otherwise. Nothing earlier on the connection counts: no state.
+ * Chooses the era of one request: MCP 2026-07-28 or the legacy 2025-11-25
+ * (https://modelcontextprotocol.io/specification), served side by side on one
+ * connection. A request is modern when its `_meta` carries the
+ * protocol-version key — the claim — and legacy otherwise. Nothing earlier on
+ * the connection counts: no state.
  *
  * Throws -32602 for a malformed modern envelope and -32022 for a version
  * that is not served.

@@ -1,4 +1,5 @@
 import { ProcessTerminalHost } from '@termgate/termhost';
+import { AllowAllGate, CrossSpawnProcessSpawner, NoopTerminalObserver } from '@termgate/termhost/adapters';
 import { AcpProxy, type AcpProxyConnection } from '../../src/acp/acp-proxy.js';
 import { AjvSchemaValidator } from '../../src/adapters/ajv-schema-validator.js';
 import type { MessageChannel } from '../../src/ports/message-channel.js';
@@ -14,7 +15,12 @@ let agent: TestPeer;
 let proxy: AcpProxyConnection;
 
 beforeEach(() => {
-  host = new ProcessTerminalHost({ killGraceMs: 500 });
+  host = new ProcessTerminalHost({
+    gate: new AllowAllGate(),
+    observer: new NoopTerminalObserver(),
+    spawner: new CrossSpawnProcessSpawner(),
+    killGraceMs: 500,
+  });
   editor = new TestPeer();
   agent = new TestPeer();
   proxy = new AcpProxy(host, new AjvSchemaValidator(), { intervalMs: 20 }).connect(

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { Gate, GateDecision, GateRequest } from '@termgate/termhost';
 import { ProcessTerminalHost } from '@termgate/termhost';
+import { CrossSpawnProcessSpawner, NoopTerminalObserver } from '@termgate/termhost/adapters';
 import { AcpErrorCode } from '../../src/acp/acp-error-codes.js';
 import { AcpTerminalConnection } from '../../src/acp/acp-terminal-connection.js';
 import { AcpTerminalService } from '../../src/acp/acp-terminal-service.js';
@@ -15,7 +16,7 @@ class NoRmGate implements Gate {
   decide(request: GateRequest): GateDecision {
     const line = [request.spec.command, ...(request.spec.args ?? [])].join(' ');
     return request.verb === 'create' && /\brm\b/.test(line)
-      ? { allow: false, reason: 'rm is not allowed here', ruleIds: ['no-rm'] }
+      ? { allow: false, reason: 'denied: rm is not allowed here', ruleIds: ['no-rm'] }
       : { allow: true };
   }
 }
@@ -42,7 +43,12 @@ async function create(params: Json): Promise<string> {
 }
 
 beforeEach(() => {
-  host = new ProcessTerminalHost({ gate: new NoRmGate(), killGraceMs: 500 });
+  host = new ProcessTerminalHost({
+    gate: new NoRmGate(),
+    observer: new NoopTerminalObserver(),
+    spawner: new CrossSpawnProcessSpawner(),
+    killGraceMs: 500,
+  });
   service = new AcpTerminalService(host, new AjvSchemaValidator(), { clientName: 'test-agent' });
   agent = new TestPeer();
   new AcpTerminalConnection(agent.channel, service);
@@ -200,8 +206,15 @@ describe('ACP terminal methods over a channel, on a real ProcessTerminalHost', (
       await agent.request('terminal/create', { sessionId: 's1', command: 'rm -rf /tmp/nothing-here' }),
     );
     expect(refused.code).toBe(AcpErrorCode.PolicyDenied);
-    expect(refused.message).toMatch(/^Denied by policy: rm is not allowed here/);
-    expect(refused.data).toEqual({ verb: 'create', reason: 'rm is not allowed here', ruleIds: ['no-rm'] });
+    // The policy words its reason as a verdict ("denied: …"); the refusal says "denied" once.
+    expect(refused.message).toBe(
+      'Denied by policy: rm is not allowed here (rules: no-rm). Nothing was run. Do not retry the same command; choose another approach or ask the user.',
+    );
+    expect(refused.data).toEqual({
+      verb: 'create',
+      reason: 'denied: rm is not allowed here',
+      ruleIds: ['no-rm'],
+    });
   });
 
   test('other requests are -32601; notifications are ignored', async () => {

@@ -460,6 +460,100 @@ describe('McpServer, tools/call', () => {
     expect(host.calls.map((c) => c.verb)).toEqual(['create']);
   });
 
+  it.each([
+    ['modern', MODERN],
+    ['legacy', undefined],
+  ])('sends nothing for a cancelled %s call that still completes normally', async (_era, meta) => {
+    // A kill that ignores the abort: the call completes, its result must not be sent.
+    let finishKill!: () => void;
+    const killing = new Promise<void>((resolve) => (finishKill = resolve));
+    class SlowKillHost extends ScriptedTerminalHost {
+      override async kill(id: string): Promise<void> {
+        await killing;
+        return super.kill(id);
+      }
+    }
+    const host = new SlowKillHost();
+    const server = new McpServer(host, new AjvSchemaValidator(), { serverInfo: SERVER_INFO });
+    const channel = new InMemoryChannel();
+    server.connect(channel);
+    const client = channel.client;
+    if (meta === undefined) {
+      await client.request(0, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'legacy', version: '1' },
+      });
+      client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    }
+    await client.request(1, 'tools/call', {
+      name: 'terminal_create',
+      arguments: { command: 'sleep', waitSeconds: 0 },
+      ...(meta !== undefined && { _meta: meta }),
+    });
+    client.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'terminal_kill',
+        arguments: { terminalId: 't1' },
+        ...(meta !== undefined && { _meta: meta }),
+      },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    client.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 2, reason: 'user' },
+    });
+    finishKill();
+    while (host.terminals.get('t1')?.exit === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    // A later round trip: once it is answered, the kill's completion has been handled.
+    await client.request(3, 'ping', meta === undefined ? undefined : { _meta: meta });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(client.received.filter((m) => m.id === 2)).toEqual([]);
+    expect(host.terminals.get('t1')?.exit).toMatchObject({ signal: 'SIGTERM' });
+  });
+
+  it('never runs a request cancelled while it waited for a slot (flow control), and sends nothing for it', async () => {
+    let finishKill!: () => void;
+    const killing = new Promise<void>((resolve) => (finishKill = resolve));
+    class SlowKillHost extends ScriptedTerminalHost {
+      override async kill(id: string): Promise<void> {
+        await killing;
+        return super.kill(id);
+      }
+    }
+    const host = new SlowKillHost();
+    const server = new McpServer(host, new AjvSchemaValidator(), {
+      serverInfo: SERVER_INFO,
+      maxActiveRequests: 1,
+    });
+    const channel = new InMemoryChannel();
+    server.connect(channel);
+    const client = channel.client;
+    await call(client, 1, 'terminal_create', { command: 'sleep', waitSeconds: 0 });
+    // The kill holds the only slot; the second create waits for it, and is cancelled there.
+    const killed = call(client, 2, 'terminal_kill', { terminalId: 't1' });
+    client.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'terminal_create', arguments: { command: 'touch x', waitSeconds: 0 }, _meta: MODERN },
+    });
+    client.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 3, reason: 'user' },
+    });
+    finishKill();
+    expect((await killed).result).toMatchObject({ structuredContent: {} });
+    await call(client, 4, 'terminal_output', { terminalId: 't1' });
+    expect(client.received.filter((m) => m.id === 3)).toEqual([]);
+    expect(host.calls.filter((c) => c.verb === 'create')).toHaveLength(1);
+  });
+
   it('returns running:true when timeoutSeconds passes first, without killing', async () => {
     const { client, host } = setup();
     await call(client, 1, 'terminal_create', { command: 'sleep' });

@@ -34,11 +34,3 @@ export type WorkerStartError =
       readonly issues: readonly PolicyIssue[];
     }
   | { readonly kind: 'other'; readonly message: string };
-
-/**
- * Test-only: with `TERMGATE_JUDGE_WORKER_TEST=1` in the worker's environment,
- * a `judge` request whose command is this string makes the worker spin
- * forever without answering (a stand-in for a parser that hangs). Without
- * the variable it is judged like any other command line.
- */
-export const TEST_HANG_COMMAND = 'termgate-judge-worker-test: hang';

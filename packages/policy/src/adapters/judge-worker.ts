@@ -12,14 +12,7 @@ import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { createPolicyEngine, type PolicyEngine } from '../engine/policy-engine.js';
 import { parsePolicyText } from '../policy-file/load-policy.js';
 import { formatIssue, PolicyError } from '../policy-file/policy-error.js';
-import {
-  type FromWorker,
-  TEST_HANG_COMMAND,
-  type ToWorker,
-  type WorkerStartError,
-} from './judge-worker-protocol.js';
-
-const testHooks = process.env.TERMGATE_JUDGE_WORKER_TEST === '1';
+import type { FromWorker, ToWorker, WorkerStartError } from './judge-worker-protocol.js';
 
 let engine: PolicyEngine | null = null;
 let initialized = false;
@@ -41,7 +34,6 @@ async function init(message: Extract<ToWorker, { type: 'init' }>): Promise<void>
 }
 
 function judge(request: CommandRequest): PolicyDecision {
-  if (testHooks && request.command === TEST_HANG_COMMAND) for (;;);
   if (engine === null) return denied('the judge worker has no policy loaded');
   try {
     return engine.judge(request);

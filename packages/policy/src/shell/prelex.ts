@@ -1,8 +1,9 @@
 import type { Problem } from './analysis.js';
 
 /**
- * Raw-text checks for places where tree-sitter-bash is known to model the
- * line differently from bash (PEERS I-9), run before parsing.
+ * Raw-text checks, run before parsing, for places where tree-sitter-bash is
+ * known to read the line differently from bash (the bash manual, "Shell
+ * Syntax": https://www.gnu.org/software/bash/manual/bash.html#Shell-Syntax).
  *
  * - A backslash-newline is accepted only as an ordinary line continuation
  *   after a blank (`cmd \⏎  --flag`). Anywhere else (`"$\⏎(cmd)"`, `r\⏎m`,

@@ -8,16 +8,21 @@ import {
   loadPolicyFile,
   PolicyError,
 } from '@termgate/policy';
+import { isAlive } from '../../../../test-support/processes.js';
 import { tempDir } from '../audit/support/temp-dir.js';
 import { DEFAULT_POLICY, readCorpus, STRICT_POLICY } from '../support/corpus.js';
-import { builtJudgeWorker, isAlive, waitUntil } from '../support/judge-worker.js';
-
-/** Mirrors `TEST_HANG_COMMAND` in `adapters/judge-worker-protocol.ts` (honoured with TERMGATE_JUDGE_WORKER_TEST=1). */
-const HANG = 'termgate-judge-worker-test: hang';
+import {
+  builtJudgeWorker,
+  HANG_COMMAND as HANG,
+  hangingJudgeWorker,
+  waitUntil,
+} from '../support/judge-worker.js';
 
 const line = (command: string): CommandRequest => ({ command, args: null, cwd: process.cwd(), env: {} });
 
 const workerPath = builtJudgeWorker();
+/** Spins on `HANG`, else the shipped worker. */
+const hanging = hangingJudgeWorker();
 const started: ChildProcessCommandJudge[] = [];
 
 async function startJudge(
@@ -71,15 +76,11 @@ describe('ChildProcessCommandJudge: failures deny and the worker is replaced', (
   let policy: LoadedPolicy;
 
   beforeAll(async () => {
-    process.env.TERMGATE_JUDGE_WORKER_TEST = '1';
     policy = await loadPolicyFile(DEFAULT_POLICY);
-  });
-  afterAll(() => {
-    delete process.env.TERMGATE_JUDGE_WORKER_TEST;
   });
 
   test('a worker killed with SIGKILL mid-judgement: its requests are denied, the next request gets a new worker', async () => {
-    const judge = await startJudge(policy, { timeoutMs: 10_000 });
+    const judge = await startJudge(policy, { timeoutMs: 10_000, workerPath: hanging });
     const first = judge.pid!;
     const hung = judge.judge(line(HANG));
     const queued = judge.judge(line('git status'));
@@ -98,7 +99,7 @@ describe('ChildProcessCommandJudge: failures deny and the worker is replaced', (
   });
 
   test('a judgement that hangs is denied after the timeout, and the hung worker is killed and replaced', async () => {
-    const judge = await startJudge(policy, { timeoutMs: 400 });
+    const judge = await startJudge(policy, { timeoutMs: 400, workerPath: hanging });
     const first = judge.pid!;
     const [hung, behind] = await Promise.all([judge.judge(line(HANG)), judge.judge(line('git status'))]);
     expect(hung).toMatchObject({
@@ -115,16 +116,12 @@ describe('ChildProcessCommandJudge: failures deny and the worker is replaced', (
     expect(judge.pid).not.toBe(first);
   });
 
-  test('without TERMGATE_JUDGE_WORKER_TEST=1 the test hook is an ordinary command line', async () => {
-    delete process.env.TERMGATE_JUDGE_WORKER_TEST;
-    try {
-      const judge = await startJudge(policy, { timeoutMs: 2_000 });
-      await expect(judge.judge(line(HANG))).resolves.toMatchObject({
-        reason: expect.not.stringMatching(/did not answer/),
-      });
-    } finally {
-      process.env.TERMGATE_JUDGE_WORKER_TEST = '1';
-    }
+  test('the shipped worker has no hang hook: the fixture command line is judged like any other', async () => {
+    const judge = await startJudge(policy, { timeoutMs: 2_000 });
+    const engine = await createPolicyEngine(policy);
+    await expect(judge.judge(line(HANG))).resolves.toEqual(
+      JSON.parse(JSON.stringify(engine.judge(line(HANG)))),
+    );
   });
 
   test('when restarts keep failing, every request is denied with the start error', async () => {
@@ -242,17 +239,15 @@ describe('ChildProcessCommandJudge: start and close', () => {
   });
 
   test('close during a hung judgement denies it and still ends the worker', async () => {
-    process.env.TERMGATE_JUDGE_WORKER_TEST = '1';
-    try {
-      const judge = await startJudge(await loadPolicyFile(DEFAULT_POLICY), { timeoutMs: 10_000 });
-      const pid = judge.pid!;
-      const hung = judge.judge(line(HANG));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await judge.close();
-      await expect(hung).resolves.toMatchObject({ decision: 'deny', reason: /was closed/ });
-      expect(isAlive(pid)).toBe(false);
-    } finally {
-      delete process.env.TERMGATE_JUDGE_WORKER_TEST;
-    }
+    const judge = await startJudge(await loadPolicyFile(DEFAULT_POLICY), {
+      timeoutMs: 10_000,
+      workerPath: hanging,
+    });
+    const pid = judge.pid!;
+    const hung = judge.judge(line(HANG));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await judge.close();
+    await expect(hung).resolves.toMatchObject({ decision: 'deny', reason: /was closed/ });
+    expect(isAlive(pid)).toBe(false);
   });
 });

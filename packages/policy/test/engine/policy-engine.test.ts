@@ -71,6 +71,34 @@ describe('combining', () => {
     expect(engine.judge(line('/bin/ls')).decision).toBe('allow');
   });
 
+  test('matchers: argvPrefix compares whole argument tokens, from the first argument, all of them', async () => {
+    // A deny rule (default allow), so that the program's identity plays no part.
+    const deny = await engineFor(
+      'default: allow\nrules:\n  - { id: no-run-test, decision: deny, program: npm, argvPrefix: [[run, test], [ci]] }\n',
+    );
+    const ruleOf = (command: string): readonly string[] => deny.judge(line(command)).ruleIds;
+    expect(deny.judge(line('npm run test'))).toMatchObject({ decision: 'deny', ruleIds: ['no-run-test'] });
+    expect(ruleOf('npm run test --watch')).toEqual(['no-run-test']);
+    expect(ruleOf('npm ci')).toEqual(['no-run-test']);
+    // Not a token prefix: a longer token, a shorter argv, a token in another place, one word split in two.
+    for (const other of [
+      'npm run test-and-publish',
+      'npm run tests',
+      'npm run',
+      'npm runs test',
+      'npm cit',
+      'npm x run test',
+      'npm run-test',
+      "npm 'run test'",
+    ]) {
+      expect({ other, ...deny.judge(line(other)) }).toMatchObject({ other, decision: 'allow', ruleIds: [] });
+    }
+    // An argv request is matched on the same tokens.
+    const argv = (args: string[]) => deny.judge(line('npm', { args }));
+    expect(argv(['run', 'test-and-publish'])).toMatchObject({ decision: 'allow' });
+    expect(argv(['run', 'test', 'x'])).toMatchObject({ decision: 'deny', ruleIds: ['no-run-test'] });
+  });
+
   test('matchers: glob and regex match the whole normalised command', () => {
     expect(engine.judge(line('npm run "build"')).decision).toBe('allow');
     expect(engine.judge(line('npm test')).decision).toBe('deny');
@@ -184,6 +212,23 @@ describe('requests and robustness', () => {
     expect(engine.judge(broken).decision).toBe('deny');
     expect(engine.judge(line('\0')).decision).toBe('deny');
     expect(engine.judge(line('x'.repeat(100_000))).decision).toBe('deny');
+  });
+
+  test('an internal error while judging is a deny that says so, even under default: allow', async () => {
+    const permissive = await engineFor('default: allow\n');
+    expect(permissive.judge(line('ls')).decision).toBe('allow');
+    for (const broken of [
+      { ...line('ls'), env: null as unknown as Record<string, string> },
+      { ...line('ls'), args: 5 as unknown as string[] },
+    ]) {
+      expect(permissive.judge(broken)).toEqual({
+        decision: 'deny',
+        ruleIds: [],
+        reason: expect.stringMatching(/^denied: internal error while judging \(.+\)$/),
+        subcommands: [],
+        resolvedCwd: null,
+      });
+    }
   });
 
   test('requirePassingTests refuses a policy whose embedded tests fail', async () => {

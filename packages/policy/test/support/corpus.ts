@@ -7,6 +7,10 @@ export interface CorpusEntry {
   readonly expect: 'allow' | 'deny';
   /** Safe to run under bash with logging shims on PATH. */
   readonly exec?: boolean;
+  /** For a deny: the rule id(s) it comes from, `default` or `refused` (see the corpus header). */
+  readonly by?: string | readonly string[];
+  /** For `by: refused`: the start of the first refusal. */
+  readonly why?: string;
 }
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');

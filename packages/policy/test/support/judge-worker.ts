@@ -15,15 +15,18 @@ export function builtJudgeWorker(): string {
   return path;
 }
 
-/** True while a process with this pid exists (a reaped child is gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * A worker that spins forever on `HANG_COMMAND` and is the shipped worker
+ * otherwise (`test/fixtures/hanging-judge-worker.mjs`): for the timeout,
+ * kill and close paths. It loads the built worker, so that must exist.
+ */
+export function hangingJudgeWorker(): string {
+  builtJudgeWorker();
+  return join(REPO_ROOT, 'packages', 'policy', 'test', 'fixtures', 'hanging-judge-worker.mjs');
 }
+
+/** The command line that `hangingJudgeWorker()` never answers (the fixture spells it too). */
+export const HANG_COMMAND = 'termgate-judge-worker-test: hang';
 
 /** Polls `condition` every 10 ms until it holds, or fails after `ms`. */
 export async function waitUntil(condition: () => boolean, what: string, ms = 3_000): Promise<void> {

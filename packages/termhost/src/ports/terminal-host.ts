@@ -40,7 +40,9 @@ export interface TerminalHost {
   waitForExit(id: TerminalId, options?: WaitOptions, caller?: CallerContext): Promise<ExitStatus>;
   /**
    * SIGTERM to the whole process group, SIGKILL after the grace period to
-   * whatever survives. Idempotent. The terminal stays readable and waitable.
+   * whatever survives. Resolves once the command counts as exited, so the
+   * next `output` carries its exit status. Idempotent. The terminal stays
+   * readable and waitable.
    */
   kill(id: TerminalId, caller?: CallerContext): Promise<void>;
   /** Kills if still running and forgets the id. Resolves once the group is gone. */

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isAlive } from '../../../../test-support/processes.js';
 import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
 import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
-import { isRunning, until } from '../support/processes.js';
+import { until } from '../support/processes.js';
 
 afterEach(closeHosts);
 
@@ -35,10 +36,10 @@ describe('CgroupProcessSpawner', () => {
       const host = cgroupHost();
       const id = await host.create({ command });
       const [pid] = (await linesPrinted(host, id, 1)).map(Number);
-      expect(isRunning(pid!)).toBe(true);
+      expect(isAlive(pid!)).toBe(true);
       await host.kill(id);
       await host.waitForExit(id);
-      await until(() => !isRunning(pid!));
+      await until(() => !isAlive(pid!));
     });
   }
 
@@ -54,9 +55,9 @@ describe('CgroupProcessSpawner', () => {
         timedOut: false,
         processesLeft: true,
       });
-      expect(isRunning(pid!)).toBe(true);
+      expect(isAlive(pid!)).toBe(true);
       await host.release(id);
-      expect(isRunning(pid!)).toBe(false);
+      expect(isAlive(pid!)).toBe(false);
     },
   );
 
@@ -65,7 +66,7 @@ describe('CgroupProcessSpawner', () => {
     const id = await host.create({ command: ESCAPES['setsid -f'] });
     const [pid] = (await linesPrinted(host, id, 1)).map(Number);
     await host.closeAll();
-    expect(isRunning(pid!)).toBe(false);
+    expect(isAlive(pid!)).toBe(false);
     expect(readdirSync(host.cgroups).filter((entry) => /^t-/.test(entry))).toEqual([]);
   });
 

@@ -1,4 +1,7 @@
+import { AllowAllGate } from '../../src/adapters/allow-all-gate.js';
+import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
 import { DeferredTerminalHost } from '../../src/adapters/deferred-terminal-host.js';
+import { NoopTerminalObserver } from '../../src/adapters/noop-terminal-observer.js';
 import { TermhostError } from '../../src/errors.js';
 import { ProcessTerminalHost } from '../../src/process-terminal-host.js';
 
@@ -23,7 +26,11 @@ describe('DeferredTerminalHost', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(created).toBeNull();
-    const real = new ProcessTerminalHost();
+    const real = new ProcessTerminalHost({
+      gate: new AllowAllGate(),
+      observer: new NoopTerminalObserver(),
+      spawner: new CrossSpawnProcessSpawner(),
+    });
     ready.resolve(real);
     const id = await creating;
     expect(await host.waitForExit(id)).toEqual({ exitCode: 0, signal: null, timedOut: false });

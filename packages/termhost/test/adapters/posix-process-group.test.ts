@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { isAlive } from '../../../../test-support/processes.js';
 import { processGroupAlive, readStat, signalProcessGroup } from '../../src/adapters/posix-process-group.js';
-import { isRunning, until } from '../support/processes.js';
+import { until } from '../support/processes.js';
 
 describe('posix process groups', () => {
   it('refuses to signal our own group or every process', () => {
@@ -24,7 +25,7 @@ describe('posix process groups', () => {
     expect(processGroupAlive(child.pid!)).toBe(true);
 
     expect(signalProcessGroup(child.pid!, 'SIGKILL')).toBe('alive');
-    await until(() => !isRunning(orphan));
+    await until(() => !isAlive(orphan));
     // The orphan may linger as a zombie (an init that does not reap): still not alive.
     expect(processGroupAlive(child.pid!)).toBe(false);
   });

@@ -1,12 +1,24 @@
+import { AllowAllGate } from '../../src/adapters/allow-all-gate.js';
+import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
+import { NoopTerminalObserver } from '../../src/adapters/noop-terminal-observer.js';
 import { ProcessTerminalHost, type ProcessTerminalHostOptions } from '../../src/process-terminal-host.js';
 import type { CallerContext, TerminalId } from '../../src/terminal-spec.js';
 import { until } from './processes.js';
 
 const open: ProcessTerminalHost[] = [];
 
-/** A host with a short kill grace, closed after each test. */
-export function newHost(options: ProcessTerminalHostOptions = {}): ProcessTerminalHost {
-  const host = new ProcessTerminalHost({ killGraceMs: 300, ...options });
+/**
+ * A host with a short kill grace, closed after each test. Unless the test
+ * passes its own, it allows everything, observes nothing and spawns plainly.
+ */
+export function newHost(options: Partial<ProcessTerminalHostOptions> = {}): ProcessTerminalHost {
+  const host = new ProcessTerminalHost({
+    killGraceMs: 300,
+    gate: new AllowAllGate(),
+    observer: new NoopTerminalObserver(),
+    spawner: new CrossSpawnProcessSpawner(),
+    ...options,
+  });
   open.push(host);
   return host;
 }

@@ -4,16 +4,6 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { readStat } from '../../src/adapters/posix-process-group.js';
 
-/**
- * True while `pid` runs. A zombie counts as gone: `process.kill(pid, 0)`
- * would still succeed for it, and orphaned zombies linger forever under an
- * init that does not reap (as in the VM these tests were written on).
- */
-export function isRunning(pid: number): boolean {
-  const stat = readStat(pid);
-  return stat !== null && stat.state !== 'Z' && stat.state !== 'X';
-}
-
 /** Pids whose parent is `ppid` (zombies included: an unreaped child is a leak). */
 export function childPids(ppid: number = process.pid): number[] {
   const pids: number[] = [];

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { isAlive } from '../../../../../test-support/processes.js';
 
 /** Repository root (this file lives in packages/cli/test/e2e/support). */
 export const REPO_ROOT = path.resolve(__dirname, '../../../../..');
@@ -411,29 +412,6 @@ export function toolErrorText(response: WireMessage): string {
     throw new Error(`expected an isError tool result, got ${JSON.stringify(response)}`);
   const content = result.content as Array<{ type: string; text?: string }>;
   return content.map((block) => block.text ?? '').join('\n');
-}
-
-/**
- * Whether `pid` is a live (non-zombie) process. A zombie counts as gone: in a
- * container the reaper may be slow or absent, but the process has exited.
- */
-export function isAlive(pid: number): boolean {
-  if (process.platform === 'linux') {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // The state is the first field after the parenthesised command name.
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      return state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Polls until `pid` is gone; resolves false if it is still alive after `timeoutMs` (a guard, not a measurement). */

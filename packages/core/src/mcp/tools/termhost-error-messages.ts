@@ -1,4 +1,5 @@
 import type { TermhostError } from '@termgate/termhost';
+import { gateDenialReason } from '../../gate-denial.js';
 
 /**
  * Translates a local termhost error into text a model can act on. This is
@@ -10,8 +11,7 @@ export function describeTermhostError(error: TermhostError): string {
     case 'TERMINAL_NOT_FOUND':
       return `Unknown terminal id: it was never created here, was released, or had exited and was freed to make room for newer commands. Start a new command with terminal_create. (${error.message})`;
     case 'GATE_DENIED': {
-      const reason =
-        typeof details.reason === 'string' ? details.reason.replace(/^denied: /i, '') : error.message;
+      const reason = gateDenialReason(error);
       if (typeof details.approval === 'string') return approvalRefused(details.approval, reason);
       const ruleIds = Array.isArray(details.ruleIds) ? details.ruleIds : [];
       const rules = ruleIds.length > 0 ? ` Rules: ${ruleIds.join(', ')}.` : '';

@@ -271,7 +271,10 @@ export class TerminalTools {
     return this.withOutput({}, snapshot, status, notes, budget, terminalId);
   }
 
-  /** Waits at most `seconds`; `null` when the command still runs then. Rejects when the client cancelled. */
+  /**
+   * Waits at most `seconds`; `null` when the command still runs then. Rejects when the client
+   * cancelled, and with the host's error when the host refused or failed the wait.
+   */
   private async waitFor(
     terminalId: string,
     seconds: number,
@@ -290,7 +293,10 @@ export class TerminalTools {
         context.caller,
       );
     } catch (error) {
-      if (context.signal.aborted || !timeout.signal.aborted) throw error;
+      // Only the timer's abort means "still running". A host error (an unknown id, a refusal
+      // by a gate slower than the timeout, a host that could not start) is the answer, even
+      // when the timer ran out while the host was deciding.
+      if (context.signal.aborted || !timeout.signal.aborted || TermhostError.is(error)) throw error;
       return null;
     } finally {
       clearTimeout(timer);

@@ -8,7 +8,7 @@ export const ACP_SCHEMA_PATH = path.resolve(
   '../../../../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json',
 );
 
-/** Validates values against `$defs` of the real ACP schema, as ACP_TERMINAL.md §2.7 prescribes. */
+/** Validates values against `$defs` of the ACP schema the ACP SDK ships: the wire shapes are checked against the specification's own schema. */
 export class AcpSchema {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
 

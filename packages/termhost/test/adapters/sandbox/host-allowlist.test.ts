@@ -1,4 +1,5 @@
-import { checkHostPattern, HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
+import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
+import { checkHostPattern } from '../../../src/host-pattern.js';
 
 describe('HostAllowlist', () => {
   const list = new HostAllowlist(['registry.npmjs.org', '*.github.com', '127.0.0.2', '::1']);

@@ -1,0 +1,43 @@
+import type { Readable, Writable } from 'node:stream';
+import type { StdioTransport, StdioTransportOptions } from '@termgate/transport-stdio';
+
+/**
+ * The composition root's own service identifiers (the ports' identifiers
+ * live with their ports: GATE, PROCESS_SPAWNER, TERMINAL_OBSERVER and
+ * TERMINAL_HOST in @termgate/termhost; AUDIT_SINK and COMMAND_JUDGE in
+ * @termgate/policy). Every one is bound in composition-root.ts or
+ * policy-module.ts and resolved by the graph of `serve` or `acp-proxy`.
+ */
+
+/** The parsed `ServeConfig` (acp-proxy's config extends it). */
+export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');
+/** The root pino logger (the chosen level and format). */
+export const ROOT_LOGGER: unique symbol = Symbol.for('termgate.RootLogger');
+/** `Notices`: the operator's lines (policy, sandbox, audit anchors), printed whatever the log level. */
+export const NOTICES: unique symbol = Symbol.for('termgate.Notices');
+export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValidator');
+/** `ShutdownHook[]`, run in order once every terminal ended. */
+export const SHUTDOWN_HOOKS: unique symbol = Symbol.for('termgate.ShutdownHooks');
+/** The started policy side (`PolicyRuntime`): resolving it starts the gate, and fails closed. */
+export const POLICY_RUNTIME: unique symbol = Symbol.for('termgate.PolicyRuntime');
+/** The loaded, validated and self-tested policy (`LoadedPolicy`). */
+export const LOADED_POLICY: unique symbol = Symbol.for('termgate.LoadedPolicy');
+/** The started sandbox (`SandboxRuntime`), or null when the policy's sandbox mode is `off`. */
+export const SANDBOX_RUNTIME: unique symbol = Symbol.for('termgate.SandboxRuntime');
+/** `CompositionOptions`: how this process's graph differs (serve or acp-proxy, test seams). */
+export const COMPOSITION_OPTIONS: unique symbol = Symbol.for('termgate.CompositionOptions');
+
+/** `OpenStdioTransport`: frames a pair of streams (the protocol's, the agent's) as JSON lines. */
+export const OPEN_STDIO_TRANSPORT: unique symbol = Symbol.for('termgate.OpenStdioTransport');
+
+/** Runs once every terminal ended, in order, during shutdown (e.g. the audit trail's stop record). */
+export type ShutdownHook = (reason: string) => void | Promise<void>;
+/** Bound by policy-module.ts; POLICY_RUNTIME resolves it once that module is loaded. */
+export const POLICY_RUNTIME_STARTED: unique symbol = Symbol.for('termgate.PolicyRuntimeStarted');
+
+/** A `StdioTransport` over the given streams, made by the container. */
+export type OpenStdioTransport = (
+  input: Readable,
+  output: Writable,
+  options?: StdioTransportOptions,
+) => StdioTransport;

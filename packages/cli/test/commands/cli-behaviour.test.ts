@@ -1,0 +1,223 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agentCommandStart, parseAcpProxyArgs } from '../../src/acp-proxy/acp-proxy-config.js';
+import { parseServeArgs } from '../../src/commands/serve.js';
+import { wantsHelp } from '../../src/commands/usage.js';
+import { SERVER_BIN } from '../e2e/support/wire-server.js';
+
+/** Runs the built `termgate` (packages/cli/dist/bin.js) with stdin at EOF. */
+function termgate(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [SERVER_BIN, ...args], { input: '', encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const COMMANDS = [
+  [],
+  ['serve'],
+  ['acp-proxy'],
+  ['policy'],
+  ['policy', 'check'],
+  ['policy', 'test'],
+  ['policy', 'explain'],
+  ['audit'],
+  ['audit', 'verify'],
+  ['audit', 'show'],
+  ['audit', 'report'],
+  ['audit', 'keygen'],
+];
+
+describe('termgate -h/--help', () => {
+  it.each(COMMANDS.flatMap((command) => [[command, '-h'] as const, [command, '--help'] as const]))(
+    '%j %s prints its usage on stdout and exits 0',
+    (command, flag) => {
+      const { status, stdout, stderr } = termgate(...command, flag);
+      expect(stderr).toBe('');
+      expect(status).toBe(0);
+      expect(stdout).toMatch(/^(termgate \S+: a policy-gated|Usage)/);
+      // The usage names the command it is for.
+      expect(stdout).toContain(`termgate ${command.join(' ')}`.trim());
+    },
+  );
+
+  it('is found among other options (and a subcommand help is the group usage)', () => {
+    expect(termgate('serve', '--policy', 'p.yaml', '--help').status).toBe(0);
+    expect(termgate('audit', 'verify', 'trail.jsonl', '--json', '-h').stdout).toContain(
+      'termgate audit verify',
+    );
+    expect(termgate('policy', 'explain', 'p.yaml', '--json', '--help').stdout).toContain(
+      'termgate policy explain',
+    );
+  });
+
+  it("is not read among the words after --, which are the command's or the agent's", () => {
+    expect(wantsHelp(['p.yaml', '--', 'ls', '--help'])).toBe(false);
+    const proxy = ['--policy', 'p.yaml', '--', 'agent', '--help'];
+    expect(wantsHelp(proxy, agentCommandStart(proxy))).toBe(false);
+    const bare = ['agent', '-h'];
+    expect(wantsHelp(bare, agentCommandStart(bare))).toBe(false);
+    const asked = ['--log-level', 'warn', '--help', '--', 'agent'];
+    expect(wantsHelp(asked, agentCommandStart(asked))).toBe(true);
+    // `policy explain FILE -- ls --help` judges `ls --help` (the file is missing: exit 1, not the usage).
+    const explained = termgate('policy', 'explain', '/nonexistent/p.yaml', '--', 'ls', '--help');
+    expect(explained.status).toBe(1);
+    expect(explained.stdout).toBe('');
+  });
+});
+
+describe('termgate usage errors', () => {
+  it.each([
+    [['nope'], 'termgate'],
+    [['serve', '--bogus'], 'termgate serve'],
+    [['serve', 'extra'], 'termgate serve'],
+    [['serve', '--log-level', 'loud'], 'termgate serve'],
+    [['serve', '--log-format', 'xml'], 'termgate serve'],
+    [['acp-proxy', '--bogus', '--', 'agent'], 'termgate acp-proxy'],
+    [['acp-proxy'], 'termgate acp-proxy'],
+    [['policy'], 'termgate policy'],
+    [['policy', 'frobnicate'], 'termgate policy'],
+    [['policy', 'check'], 'termgate policy check'],
+    [['policy', 'explain', 'p.yaml', '--bogus'], 'termgate policy explain'],
+    [['audit'], 'termgate audit'],
+    [['audit', 'verify'], 'termgate audit verify'],
+    [['audit', 'verify', 'f', '--anchor'], 'termgate audit verify'],
+    [['audit', 'show', 'f', '--decision', 'maybe'], 'termgate audit show'],
+    [['audit', 'keygen'], 'termgate audit keygen'],
+    [['audit', 'report', 'f'], 'termgate audit report'],
+  ])('%j: exit 2, one "%s: MESSAGE" line and the --help hint on stderr, nothing on stdout', (argv, name) => {
+    const { status, stdout, stderr } = termgate(...argv);
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    const escaped = name.replaceAll(' ', '\\s');
+    expect(stderr).toMatch(new RegExp(`^${escaped}: [^\\n]+\\nRun "${escaped} --help" for usage\\.\\n$`));
+  });
+
+  it('an unknown option is named in our words, not the parser’s', () => {
+    expect(termgate('serve', '--bogus').stderr.split('\n')[0]).toBe('termgate serve: unknown option --bogus');
+    expect(termgate('serve', '--policy').stderr.split('\n')[0]).toBe(
+      'termgate serve: --policy needs a value',
+    );
+  });
+
+  it('no command at all prints the whole usage on stderr and exits 2', () => {
+    const { status, stdout, stderr } = termgate();
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('termgate serve');
+  });
+});
+
+describe('termgate usage texts', () => {
+  const optionsOf = (text: string): Set<string> => new Set(text.match(/--[a-z][a-z-]*/g) ?? []);
+
+  it('the top-level usage lists every command and every option of every command', () => {
+    const top = termgate('--help').stdout;
+    for (const command of COMMANDS.filter((c) => c.length > 0)) {
+      expect(top).toContain(`termgate ${command.join(' ')}`);
+      for (const option of optionsOf(termgate(...command, '--help').stdout)) expect(top).toContain(option);
+    }
+    for (const option of ['--anchor', '--json', '--public-key', '--log-format', '--version'])
+      expect(top).toContain(option);
+  });
+
+  it('serve and acp-proxy share their options, texts and defaults', () => {
+    const options = (text: string): string => text.slice(text.indexOf('  --policy FILE'));
+    const serve = termgate('serve', '--help').stdout;
+    const proxy = termgate('acp-proxy', '--help').stdout;
+    expect(options(proxy)).toBe(options(serve));
+    expect(serve).toContain(
+      '--log-level LEVEL  fatal, error, warn, info, debug, trace or silent (default: info)',
+    );
+    expect(serve).toMatch(/--shell PATH +bash for command lines \(default: bash on PATH\); must be bash/);
+    const { agentCommand, ...proxyConfig } = parseAcpProxyArgs(['--', 'agent'], '/work');
+    expect(agentCommand).toEqual(['agent']);
+    expect(proxyConfig).toEqual(parseServeArgs([], '/work'));
+    expect(proxyConfig).toMatchObject({ logLevel: 'info', logFormat: null });
+  });
+});
+
+describe('termgate serve on stderr', () => {
+  let dir: string;
+  let policy: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-stderr-'));
+    policy = join(dir, 'policy.yaml');
+    writeFileSync(policy, 'default: allow\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** serve with stdin at EOF: it starts, stops at once, and prints the audit trail's head at start and stop. */
+  const serve = (name: string, ...extra: string[]) =>
+    termgate('serve', '--policy', policy, '--audit', join(dir, `${name}.jsonl`), ...extra);
+  const anchor = /audit trail closed; head at stop: (\d+:[0-9a-f]{64})/;
+
+  it('writes JSON lines only when stderr is not a terminal (the default), the stop anchor included', () => {
+    const { status, stdout, stderr } = serve('json', '--log-level', 'warn');
+    expect(status).toBe(0);
+    expect(stdout).toBe('');
+    const lines = stderr.trimEnd().split('\n');
+    const records = lines.map((line) => JSON.parse(line) as { msg: string; auditHead?: string });
+    const closed = records.find((r) => anchor.test(r.msg));
+    expect(closed?.auditHead).toBe(anchor.exec(closed!.msg)![1]);
+    expect(records.some((r) => /audit head at start: 1:/.test(r.msg))).toBe(true);
+  });
+
+  it('prints the audit anchor at every log level, silent included', () => {
+    for (const level of ['error', 'silent']) {
+      const { status, stderr } = serve(`level-${level}`, '--log-level', level);
+      expect(status).toBe(0);
+      expect(stderr).toMatch(anchor);
+    }
+  });
+
+  it('writes human lines only with --log-format pretty, the anchor as "termgate: …"', () => {
+    const { status, stderr } = serve('pretty', '--log-format', 'pretty');
+    expect(status).toBe(0);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(/^termgate: audit trail closed; head at stop: \d+:/));
+    expect(lines).toContainEqual(expect.stringMatching(/INFO \(termgate\): serving MCP on stdio$/));
+  });
+
+  it('writes human lines by default when stderr is a terminal', () => {
+    // A pseudo-terminal for stderr alone (stdout stays a pipe, stdin at EOF), by Python's pty module.
+    const script = [
+      'import os, pty, subprocess, sys',
+      'master, slave = pty.openpty()',
+      'child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)',
+      'os.close(slave)',
+      'out = b""',
+      'while True:',
+      '    try:',
+      '        chunk = os.read(master, 65536)',
+      '    except OSError:',
+      '        break',
+      '    if not chunk:',
+      '        break',
+      '    out += chunk',
+      'sys.stdout.buffer.write(out)',
+      'sys.exit(child.wait())',
+    ].join('\n');
+    const result = spawnSync(
+      'python3',
+      [
+        '-c',
+        script,
+        process.execPath,
+        SERVER_BIN,
+        'serve',
+        '--policy',
+        policy,
+        '--audit',
+        join(dir, 'tty.jsonl'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(0);
+    const lines = result.stdout.replaceAll('\r', '').trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(/^termgate: audit trail closed; head at stop: \d+:/));
+  });
+});

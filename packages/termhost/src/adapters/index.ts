@@ -1,0 +1,22 @@
+/**
+ * The adapters of @termgate/termhost, reachable only as
+ * `@termgate/termhost/adapters`: the technology behind the package's ports.
+ * Only a composition root (the CLI), tests and benchmarks import them; the
+ * package index exports the domain and the ports alone. Named exports only.
+ */
+
+export { AllowAllGate } from './allow-all-gate.js';
+export { CgroupProcessSpawner, createTerminalCgroupRoot } from './cgroup-process-spawner.js';
+export { CrossSpawnProcessSpawner } from './cross-spawn-process-spawner.js';
+export { DeferredTerminalHost } from './deferred-terminal-host.js';
+export { findOnPath } from './executable-check.js';
+export { NoopTerminalObserver } from './noop-terminal-observer.js';
+export {
+  BubblewrapSandbox,
+  type BubblewrapSandboxOptions,
+  SANDBOX_PROXY_PORT,
+  type SandboxNetwork,
+} from './sandbox/bubblewrap-sandbox.js';
+export type { RefusedConnection } from './sandbox/http-allowlist-proxy.js';
+export { SandboxUnavailableError } from './sandbox/sandbox-unavailable-error.js';
+export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './setpriv-process-spawner.js';
