@@ -14,7 +14,8 @@ Usage:
                  [--log-level LEVEL] [--log-format json|pretty]
                  [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
                  [--audit-checkpoint-every N] [--audit-checkpoint-interval DURATION]
-  termgate acp-proxy [same options as serve] -- AGENT [ARG...]
+                 [--approval-timeout SECONDS] [--approval-state-ttl SECONDS]
+  termgate acp-proxy [same options as serve but --approval-state-ttl] -- AGENT [ARG...]
   termgate policy check FILE
   termgate policy test FILE
   termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
@@ -22,7 +23,7 @@ Usage:
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
   termgate audit keygen FILE
   termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
-  termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny] [--terminal ID] [--client NAME]
+  termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny|ask] [--terminal ID] [--client NAME]
                       [--grep REGEX] [--json | --summary]
   termgate --version | -v
   termgate --help | -h | help

@@ -16,10 +16,10 @@ import { printUsage, reportUsageError, UsageError, usageErrorFrom, wantsHelp } f
 export const SERVE_USAGE = `Usage: termgate serve [OPTION]...
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
-${RUNTIME_OPTIONS_USAGE}  --approval-state-ttl SECONDS
+  --approval-state-ttl SECONDS
                      how long a 2026-07-28 approval round trip's requestState is accepted
                      (default: 300; 0 makes every state expired)
-`;
+${RUNTIME_OPTIONS_USAGE}`;
 
 /** Printed to stderr when a person runs `serve` in a terminal. */
 export function connectHint(bin: string): string {
