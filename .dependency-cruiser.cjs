@@ -5,7 +5,10 @@
  *   core             protocols: the termhost's public API (ports), no adapters
  *   policy           judges and records: the termhost's public API only; its
  *                    domain code does not import its own adapters
- *   cli              the composition root: may import everything
+ *   audit            the hash-chained trail: a leaf, imports nothing of ours;
+ *                    its domain code does not import its own adapters
+ *   cli              the composition root: may import everything; its
+ *                    `audit` commands load the trail code only
  */
 const pkg = (name) => `^(packages/${name}/|@termgate/${name}$)`;
 const inside = (name, sub) => `^packages/${name}/src/${sub}`;
@@ -45,7 +48,8 @@ module.exports = {
       severity: 'error',
       from: {
         path: pkg('policy'),
-        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')],
+        // Tests wire real sinks, as a composition root does.
+        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$'), '^packages/policy/test/'],
       },
       to: {
         path: ['/adapters/', pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs],
@@ -58,10 +62,68 @@ module.exports = {
       to: { path: [inside('termhost', 'adapters/'), pkg('core'), pkg('transport-stdio'), pkg('cli')] },
     },
     {
+      name: 'audit-is-a-leaf',
+      comment:
+        'The trail imports nothing of termgate (the gate builds the records it writes), so reading it loads no engine.',
+      severity: 'error',
+      from: { path: pkg('audit') },
+      to: {
+        path: [
+          pkg('policy'),
+          pkg('core'),
+          pkg('cli'),
+          pkg('termhost'),
+          pkg('transport-stdio'),
+          protocolLibs,
+          'web-tree-sitter',
+          'tree-sitter-bash',
+        ],
+      },
+    },
+    {
+      name: 'audit-domain-imports-no-adapter',
+      severity: 'error',
+      from: { path: '^packages/audit/src/', pathNot: inside('audit', 'adapters/') },
+      to: { path: inside('audit', 'adapters/') },
+    },
+    {
+      name: 'audit-adapters-are-for-composition-roots',
+      comment: 'Only the cli wires a sink; policy records through the AuditSink port.',
+      severity: 'error',
+      from: { path: '^packages/(policy|core|termhost|transport-stdio)/src/' },
+      to: { path: inside('audit', 'adapters/') },
+    },
+    {
+      name: 'audit-is-for-policy-and-cli',
+      comment: 'termhost, core and transport know nothing of the trail: the gate port stands between.',
+      severity: 'error',
+      from: { path: '^packages/(termhost|core|transport-stdio)/' },
+      to: { path: pkg('audit') },
+    },
+    {
+      name: 'audit-commands-load-the-trail-only',
+      comment:
+        '`termgate audit …` must not load the policy engine or its parser (packages/cli/test/commands/audit-modules.test.ts checks the built CLI).',
+      severity: 'error',
+      from: { path: '^packages/cli/src/commands/audit' },
+      to: {
+        reachable: true,
+        path: [
+          pkg('policy'),
+          pkg('core'),
+          pkg('termhost'),
+          pkg('transport-stdio'),
+          '^packages/cli/src/(serve|acp-proxy)/',
+          'web-tree-sitter',
+          'tree-sitter-bash',
+        ],
+      },
+    },
+    {
       name: 'only-cli-is-a-composition-root',
       comment: 'inversify belongs to the composition root alone.',
       severity: 'error',
-      from: { path: '^packages/(termhost|core|policy|transport-stdio)/src/' },
+      from: { path: '^packages/(termhost|core|policy|audit|transport-stdio)/src/' },
       to: { path: '(inversify|@inversifyjs)' },
     },
     {
@@ -82,7 +144,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(dist|node_modules)/' },
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: 'tsconfig.test.json' },
+    tsConfig: { fileName: 'tsconfig.depcruise.json' },
     combinedDependencies: true,
     enhancedResolveOptions: {
       exportsFields: ['exports'],

@@ -16,6 +16,7 @@ const config: Config = {
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(inversify|@inversifyjs))'],
   moduleNameMapper: {
     '^@termgate/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@termgate/([a-z-]+)/adapters$': '<rootDir>/packages/$1/src/adapters/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testTimeout: 30_000,

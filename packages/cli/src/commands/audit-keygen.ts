@@ -1,4 +1,4 @@
-import { generateSigningKeyPair } from '@termgate/policy';
+import { generateSigningKeyPair } from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import type { CliIo } from './cli-io.js';
 

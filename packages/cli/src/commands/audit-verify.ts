@@ -5,7 +5,7 @@ import {
   readAuditRecords,
   type TrailVerifyResult,
   verifyAuditTrail,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { AuditUsageError, parseAuditArgs } from './audit-args.js';
 import type { CliIo } from './cli-io.js';
 

@@ -6,7 +6,7 @@ import {
   listTrailDirectory,
   matchesAuditQuery,
   readAuditRecords,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { AuditUsageError, parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';

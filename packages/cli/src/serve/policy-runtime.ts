@@ -1,10 +1,6 @@
-import type {
-  AuditSink,
-  ChainHead,
-  LoadedPolicy,
-  PinoAuditSink as PinoAuditSinkType,
-  PolicyGate,
-} from '@termgate/policy';
+import type { AuditSink, ChainHead } from '@termgate/audit';
+import type { PinoAuditSink as PinoAuditSinkType } from '@termgate/audit/adapters';
+import type { LoadedPolicy, PolicyGate } from '@termgate/policy';
 import { TERMGATE_VERSION } from '../version.js';
 import { defaultAuditPath } from './default-audit-path.js';
 import { type SandboxRuntime, startSandbox } from './sandbox-runtime.js';
@@ -61,17 +57,16 @@ export async function startPolicyRuntime(
   // the protocol already answers (see serve.ts), and the bundle keeps it lazy.
   const {
     assertBashCompatibleShell,
-    CheckpointingAuditSink,
     ChildProcessCommandJudge,
     DEFAULT_POLICY_PATH,
     INSTALL_ROOT,
-    loadSigningKey,
     loadPolicyFile,
-    PinoAuditSink,
     PolicyGate,
     recordServerStart,
     recordServerStop,
   } = await import('@termgate/policy');
+  const { loadSigningKey } = await import('@termgate/audit');
+  const { CheckpointingAuditSink, PinoAuditSink } = await import('@termgate/audit/adapters');
   const policyPath = config.policyPath ?? DEFAULT_POLICY_PATH;
   if (config.policyPath === null)
     notice(`termgate: no --policy given: using the default policy ${policyPath}`);

@@ -2,15 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import {
-  CheckpointingAuditSink,
-  type CommandJudge,
-  listTrailDirectory,
-  loadSigningKey,
-  PinoAuditSink,
-  PolicyGate,
-  recordServerStart,
-} from '@termgate/policy';
+import { listTrailDirectory, loadSigningKey } from '@termgate/audit';
+import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { type CommandJudge, PolicyGate, recordServerStart } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { listTrailDirectory } from '@termgate/policy';
+import { listTrailDirectory } from '@termgate/audit';
 import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { listTrailDirectory, verifyAuditFile, verifyAuditTrail } from '@termgate/policy';
+import { listTrailDirectory, verifyAuditFile, verifyAuditTrail } from '@termgate/audit';
 import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';

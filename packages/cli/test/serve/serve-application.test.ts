@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
+import { readAuditRecords, verifyAuditFile } from '@termgate/audit';
 import { pino } from 'pino';
 import { buildServeContainer } from '../../src/serve/composition-root.js';
 import { startPolicyRuntime } from '../../src/serve/policy-runtime.js';

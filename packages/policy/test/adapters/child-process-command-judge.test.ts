@@ -8,9 +8,9 @@ import {
   loadPolicyFile,
   PolicyError,
 } from '@termgate/policy';
-import { tempDir } from '../audit/support/temp-dir.js';
 import { DEFAULT_POLICY, readCorpus, STRICT_POLICY } from '../support/corpus.js';
 import { builtJudgeWorker, isAlive, waitUntil } from '../support/judge-worker.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** Mirrors `TEST_HANG_COMMAND` in `adapters/judge-worker-protocol.ts` (honoured with TERMGATE_JUDGE_WORKER_TEST=1). */
 const HANG = 'termgate-judge-worker-test: hang';
