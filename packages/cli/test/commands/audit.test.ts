@@ -149,7 +149,9 @@ describe('termgate audit', () => {
       expect(code).toBe(0);
       const lines = out.trimEnd().split('\n');
       expect(lines).toHaveLength(7);
-      expect(lines[0]).toMatch(/^TIME\s+SEQ\s+ACTION\s+DECISION\s+TERMINAL\s+COMMAND\s+RULES\s+EXIT$/);
+      expect(lines[0]).toMatch(
+        /^TIME\s+SEQ\s+ACTION\s+DECISION\s+TERMINAL\s+COMMAND\s+RULES\s+EXIT\s+REASON$/,
+      );
       const column = (name: string) => lines[0]!.indexOf(name);
       const create = lines.find((line) => line.includes('npm test'))!;
       expect(create.slice(column('ACTION')).startsWith('terminal-create')).toBe(true);
@@ -157,7 +159,49 @@ describe('termgate audit', () => {
       expect(create.slice(column('TERMINAL')).startsWith('bbbb2222 ')).toBe(true);
       expect(create.slice(column('RULES')).startsWith('any')).toBe(true);
       const exit = lines.find((line) => line.includes('terminal-exit'))!;
-      expect(exit.slice(column('EXIT')).trim()).toBe('3');
+      expect(exit.slice(column('EXIT'), column('REASON')).trim()).toBe('3');
+    });
+
+    test('a refused create is marked refused instead of naming a terminal that never existed', async () => {
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const column = (name: string) => lines[0]!.indexOf(name);
+      const refused = lines.find((line) => line.includes('rm -rf /tmp/x'))!;
+      expect(refused.slice(column('DECISION')).startsWith('deny ')).toBe(true);
+      expect(refused.slice(column('TERMINAL')).startsWith('(refused) ')).toBe(true);
+      expect(refused).not.toContain('aaaa1111');
+      // Created terminals keep their short id; --terminal still finds the refused create by its requested id.
+      const created = lines.find((line) => line.includes('npm test'))!;
+      expect(created.slice(column('TERMINAL')).startsWith('bbbb2222 ')).toBe(true);
+      const byId = (await run(['show', file, '--terminal', 'aaaa'])).out.trimEnd().split('\n');
+      expect(byId).toHaveLength(2);
+      expect(byId[1]).toContain('(refused)');
+    });
+
+    test('the REASON column shows the recorded reason, "-" when there is none', async () => {
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const column = (name: string) => lines[0]!.indexOf(name);
+      const reason = (text: string) => lines.find((line) => line.includes(text))!.slice(column('REASON'));
+      expect(reason('rm -rf /tmp/x')).toBe('rm is denied');
+      expect(reason('npm test')).toBe('allowed');
+      expect(reason('terminal-spawn')).toBe('-');
+      expect(reason('server-start')).toBe('-');
+    });
+
+    test('a long or hostile reason is clipped and escaped', async () => {
+      const sink = PinoAuditSink.open(file);
+      sink.append({
+        event: { action: 'server-stop', reason: `stop\u001b[2J ${'x'.repeat(200)}` },
+      });
+      sink.close();
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const stop = lines[lines.length - 1]!.slice(lines[0]!.indexOf('REASON'));
+      expect(stop.startsWith('stop\\u001b[2J xxx')).toBe(true);
+      expect(stop.endsWith('x…')).toBe(true);
+      expect([...stop]).toHaveLength(80);
+      expect(out).not.toContain('\u001b');
     });
 
     test('escapes control characters in commands', async () => {
