@@ -341,7 +341,25 @@ describe('termgate audit over rotated and signed trails', () => {
     expect(statSync(key).mode & 0o777).toBe(0o600);
     const again = await run(['keygen', key]);
     expect(again.code).toBe(2);
-    expect(again.err).toMatch(/EEXIST/);
+    expect(again.err).toBe(
+      `termgate audit: keygen: ${key}.pub already exists (EEXIST): keygen never overwrites a key\n`,
+    );
+  });
+
+  test('keygen into a missing directory names it, writes nothing and exits 2', async () => {
+    const missing = join(dir, 'no-such-dir');
+    const result = await run(['keygen', join(missing, 'key')]);
+    expect(result).toEqual({
+      code: 2,
+      out: '',
+      err: `termgate audit: keygen: directory ${missing} does not exist: create it first (mkdir -m 700 ${missing})\n`,
+    });
+    expect(() => statSync(missing)).toThrow(/ENOENT/);
+  });
+
+  test('keygen under a file that is not a directory says so and exits 2', async () => {
+    const result = await run(['keygen', join(key, 'key')]);
+    expect(result).toEqual({ code: 2, out: '', err: `termgate audit: keygen: ${key} is not a directory\n` });
   });
 
   test('verify DIR checks the rotated files as one chain, and the signatures with --public-key', async () => {
