@@ -1,5 +1,4 @@
 import {
-  type BigIntStats,
   closeSync,
   fstatSync,
   fsyncSync,
@@ -12,21 +11,11 @@ import {
 import { dirname } from 'node:path';
 import { AuditError, describeCause } from '../audit-error.js';
 import type { ChainHead } from '../chain.js';
-import { readAuditLinesAt } from '../line-reader.js';
 import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../rotation.js';
-import { isSealedRecord, openSealedLine } from '../sealed-record.js';
 import { readChainTail } from '../tail.js';
-import { verifyAuditLines } from '../verify.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
-import {
-  continuedFile,
-  filesSince,
-  firstRecordTime,
-  openActive,
-  startFirstSegment,
-  startSegment,
-  verifyRange,
-} from './trail-segments.js';
+import { catchUpWithOtherWriters, type WriterFile } from './other-writers.js';
+import { continuedFile, firstRecordTime, startFirstSegment, startSegment } from './trail-segments.js';
 
 export interface CheckedFileDestinationOptions {
   /** fsync the file after every record (and its directory when the file is created). */
@@ -62,7 +51,7 @@ export interface SegmentInfo {
  * written by `append(knownHead, writeRecord)`:
  * - It takes the file's cross-process lock (`AppendLock`, `<path>.lock`) for
  *   the duration of this one record.
- * - Under the lock it checks that the path still names the opened file and is
+ * - Under the lock (`other-writers.ts`) it checks that the path still names the opened file and is
  *   not shorter than we left it (`AUDIT_FILE_REPLACED` otherwise). If the
  *   file's size or mtime changed since our last record, it re-reads that
  *   record (`knownHead`) and every record appended after it by other writers,
@@ -88,27 +77,13 @@ export class CheckedFileDestination {
   private failure: AuditError | null = null;
   private closed = false;
   private inAppend = false;
-  /** When the current file's first record was written (ms), for rotation by age. */
-  private startedAt: number | null = null;
-  /** `prev_file` for the next record: set when the current file continues a rotated one and is still empty. */
-  private pendingPrevFile: string | null = null;
-  /** False while the chain's last known record is in the previous (rotated) file: this one is still empty. */
-  private headInFile = true;
   private rotation: RotationPolicy | null = null;
   private now: () => Date = () => new Date();
 
   private constructor(
-    readonly path: string,
-    private fd: number,
+    /** The file written now, as we last left it (see `other-writers.ts`). */
+    private readonly file: WriterFile,
     private readonly fsync: boolean,
-    /** dev/ino of a regular file; null for devices, FIFOs, … */
-    private identity: Pick<BigIntStats, 'dev' | 'ino'> | null,
-    /** The file's size after the last record we know of (ours or verified). */
-    private size: bigint,
-    /** Where the line of that record starts. */
-    private headOffset: bigint,
-    /** The file's mtime (ns) as we last left it: unchanged size and mtime mean nobody else wrote. */
-    private mtimeNs: bigint,
     /**
      * The last record of the trail at open, or null when it starts a new
      * trail (or is not a regular file). For an empty file next to rotated
@@ -117,6 +92,10 @@ export class CheckedFileDestination {
     readonly head: ChainHead | null,
     private readonly lock: AppendLock | null,
   ) {}
+
+  get path(): string {
+    return this.file.path;
+  }
 
   /**
    * Opens (creating, mode 0600) `path` for appending and reads its last
@@ -144,7 +123,8 @@ export class CheckedFileDestination {
     }
     try {
       const first = fstatSync(fd, { bigint: true });
-      if (!first.isFile()) return new CheckedFileDestination(path, fd, fsync, null, 0n, 0n, 0n, null, null);
+      if (!first.isFile())
+        return new CheckedFileDestination(writerFile(path, fd, null, 0n, 0n), fsync, null, null);
       // Read the tail under the lock, so that a record being written by another writer is not taken for a truncated one.
       const lock = new AppendLock(path, options.lock);
       lock.acquire();
@@ -153,22 +133,19 @@ export class CheckedFileDestination {
         const tail = readChainTail(fd, Number(stats.size), path);
         const previous = tail === null ? continuedFile(path) : null;
         if (fsync && stats.size === 0n) fsyncDirectory(dirname(path));
+        const file = writerFile(path, fd, stats, stats.size, stats.mtimeNs);
+        file.headOffset = BigInt(tail?.offset ?? 0);
+        file.pendingPrevFile = previous?.name ?? null;
+        file.headInFile = previous === null;
+        file.startedAt = firstRecordTime(fd);
         const destination = new CheckedFileDestination(
-          path,
-          fd,
+          file,
           fsync,
-          stats,
-          stats.size,
-          BigInt(tail?.offset ?? 0),
-          stats.mtimeNs,
           tail?.head ?? previous?.head ?? null,
           lock,
         );
         destination.rotation = options.rotation ?? null;
         if (options.now !== undefined) destination.now = options.now;
-        destination.pendingPrevFile = previous?.name ?? null;
-        destination.headInFile = previous === null;
-        destination.startedAt = firstRecordTime(fd);
         return destination;
       } finally {
         lock.release();
@@ -184,21 +161,21 @@ export class CheckedFileDestination {
 
   write(line: string): void {
     this.assertUsable();
-    if (this.identity !== null && !this.inAppend) {
+    if (this.file.identity !== null && !this.inAppend) {
       throw new AuditError('AUDIT_WRITE_FAILED', `audit file ${this.path}: write outside append`);
     }
     const bytes = Buffer.from(line, 'utf8');
     let written = 0;
     try {
       while (written < bytes.length) {
-        written += writeSync(this.fd, bytes, written, bytes.length - written);
+        written += writeSync(this.file.fd, bytes, written, bytes.length - written);
       }
-      if (this.fsync) fsyncSync(this.fd);
+      if (this.fsync) fsyncSync(this.file.fd);
     } catch (error) {
       // Cut any partial line back off (a no-op when nothing was written).
-      if (this.identity !== null) {
+      if (this.file.identity !== null) {
         try {
-          ftruncateSync(this.fd, Number(this.size));
+          ftruncateSync(this.file.fd, Number(this.file.size));
         } catch {
           // The partial line stays; `audit verify` will name it.
         }
@@ -209,12 +186,12 @@ export class CheckedFileDestination {
         error,
       );
     }
-    if (this.size === 0n) this.startedAt = this.now().getTime();
-    this.pendingPrevFile = null;
-    this.headInFile = true;
-    this.headOffset = this.size;
-    this.size += BigInt(bytes.length);
-    if (this.identity !== null) this.mtimeNs = fstatSync(this.fd, { bigint: true }).mtimeNs;
+    if (this.file.size === 0n) this.file.startedAt = this.now().getTime();
+    this.file.pendingPrevFile = null;
+    this.file.headInFile = true;
+    this.file.headOffset = this.file.size;
+    this.file.size += BigInt(bytes.length);
+    if (this.file.identity !== null) this.file.mtimeNs = fstatSync(this.file.fd, { bigint: true }).mtimeNs;
   }
 
   /**
@@ -239,12 +216,12 @@ export class CheckedFileDestination {
       const head = this.catchUp(knownHead);
       if (
         this.rotation !== null &&
-        isRotationDue(this.rotation, Number(this.size), this.startedAt, this.now().getTime())
+        isRotationDue(this.rotation, Number(this.file.size), this.file.startedAt, this.now().getTime())
       ) {
         this.rotate();
       }
       this.inAppend = true;
-      writeRecord(head, this.pendingPrevFile === null ? {} : { prevFile: this.pendingPrevFile });
+      writeRecord(head, this.file.pendingPrevFile === null ? {} : { prevFile: this.file.pendingPrevFile });
     } finally {
       this.inAppend = false;
       this.lock.release();
@@ -255,7 +232,7 @@ export class CheckedFileDestination {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    closeSync(this.fd);
+    closeSync(this.file.fd);
   }
 
   /** Takes the lock. A timeout leaves the sink usable; any other failure fails it. */
@@ -289,89 +266,20 @@ export class CheckedFileDestination {
   }
 
   /**
-   * Under the lock: checks the file is still ours and that everything from our
-   * last known record to the end of the file chains from `knownHead`. Returns
-   * the file's last record (the head to link to). Throws (and fails the sink)
-   * otherwise.
+   * Under the lock: checks the file is still ours and that everything other
+   * writers appended since our last record chains from `knownHead`; follows
+   * their rotation. Returns the head to link to. Any problem fails the sink.
    */
   private catchUp(knownHead: ChainHead | null): ChainHead | null {
-    let now: BigIntStats;
     try {
-      now = statSync(this.path, { bigint: true });
+      return catchUpWithOtherWriters(this.file, knownHead);
     } catch (error) {
-      throw this.fail(
-        'AUDIT_FILE_REPLACED',
-        `audit file ${this.path} is gone: ${describeCause(error)}`,
-        error,
-      );
-    }
-    if (now.dev !== this.identity?.dev || now.ino !== this.identity.ino)
-      return this.followRotation(knownHead);
-    return this.catchUpFile(knownHead, now);
-  }
-
-  /**
-   * The path names another file than ours. That is a rotation by another
-   * writer when our file is still linked and intact to its end, and the new
-   * active file (through the files rotated since, by their `prev_file`)
-   * continues its last record. Then we switch to the new file and return its
-   * last record. Otherwise it is `AUDIT_FILE_REPLACED` (or `AUDIT_TAIL_CORRUPT`).
-   */
-  private followRotation(knownHead: ChainHead | null): ChainHead | null {
-    const replaced = (why: string, cause?: unknown) =>
-      this.fail(
-        'AUDIT_FILE_REPLACED',
-        `audit file ${this.path} was replaced or renamed since it was opened: ${why}`,
-        cause,
-      );
-    const own = fstatSync(this.fd, { bigint: true });
-    if (own.nlink === 0n) throw replaced('the file we wrote was removed');
-    let head = this.catchUpFile(knownHead, own);
-    let fd: number;
-    try {
-      fd = openActive(this.path);
-    } catch (error) {
-      throw replaced(describeCause(error), error);
-    }
-    let files: { fd: number; name: string }[] | null = null;
-    try {
-      files = filesSince(this.path, fd, head);
-      if (files === null) {
-        throw replaced(`the new file does not continue the chain after seq ${head?.seq ?? 0}`);
-      }
-      let lastOffset = 0;
-      for (const file of files) {
-        const checked = verifyRange(file.fd, 0, Number(fstatSync(file.fd).size), head);
-        if ('problem' in checked) {
-          throw this.fail(
-            'AUDIT_TAIL_CORRUPT',
-            `audit file ${this.path} was rotated, and ${file.name} does not chain: ${checked.problem}. Nothing was written`,
-          );
-        }
-        head = checked.head;
-        lastOffset = checked.lastOffset;
-      }
-      const stats = fstatSync(fd, { bigint: true });
-      closeSync(this.fd);
-      this.fd = fd;
-      this.identity = stats;
-      this.size = stats.size;
-      this.mtimeNs = stats.mtimeNs;
-      this.headOffset = BigInt(lastOffset);
-      this.headInFile = true;
-      this.startedAt = firstRecordTime(fd);
-      this.pendingPrevFile = null;
-      return head;
-    } catch (error) {
-      closeSync(fd);
-      if (AuditError.is(error)) throw error;
-      throw this.fail(
-        'AUDIT_WRITE_FAILED',
-        `cannot read rotated audit files of ${this.path}: ${describeCause(error)}`,
-        error,
-      );
-    } finally {
-      for (const file of files ?? []) if (file.fd !== fd) closeSync(file.fd);
+      this.failure = AuditError.is(error)
+        ? error
+        : new AuditError('AUDIT_WRITE_FAILED', `audit file ${this.path}: ${describeCause(error)}`, {
+            cause: error,
+          });
+      throw this.failure;
     }
   }
 
@@ -387,82 +295,17 @@ export class CheckedFileDestination {
         error,
       );
     }
-    closeSync(this.fd);
+    closeSync(this.file.fd);
     const stats = fstatSync(next.fd, { bigint: true });
-    this.fd = next.fd;
-    this.identity = stats;
-    this.size = 0n;
-    this.headOffset = 0n;
-    this.mtimeNs = stats.mtimeNs;
-    this.headInFile = false;
-    this.startedAt = null;
-    this.pendingPrevFile = next.previousName;
+    this.file.fd = next.fd;
+    this.file.identity = stats;
+    this.file.size = 0n;
+    this.file.headOffset = 0n;
+    this.file.mtimeNs = stats.mtimeNs;
+    this.file.headInFile = false;
+    this.file.startedAt = null;
+    this.file.pendingPrevFile = next.previousName;
     if (this.fsync) fsyncDirectory(dirname(this.path));
-  }
-
-  /** Checks what other writers appended to our own file (`now`: its stats) since our last record. */
-  private catchUpFile(knownHead: ChainHead | null, now: BigIntStats): ChainHead | null {
-    // Size and mtime as we left them: no other writer appended or edited since our last record.
-    if (now.size === this.size && now.mtimeNs === this.mtimeNs) return knownHead;
-    if (now.size < this.size) {
-      throw this.fail(
-        'AUDIT_FILE_REPLACED',
-        `audit file ${this.path} was truncated (${this.size} bytes expected, ${now.size} found)`,
-      );
-    }
-    const broken = (why: string) =>
-      this.fail(
-        'AUDIT_TAIL_CORRUPT',
-        `audit file ${this.path} was changed by another writer and does not chain: ${why}. Nothing was written; run \`termgate audit verify ${this.path}\``,
-      );
-    let lines: ReturnType<typeof readAuditLinesAt>;
-    let head = knownHead;
-    try {
-      lines = readAuditLinesAt(this.fd, Number(this.headOffset), Number(now.size));
-      if (knownHead !== null && this.headInFile) {
-        // Our last known record must still be there, byte for byte.
-        const first = lines.next();
-        const opened =
-          first.done === true || !first.value.terminated ? null : openSealedLine(first.value.bytes);
-        if (
-          opened === null ||
-          !isSealedRecord(opened) ||
-          opened.hash !== knownHead.hash ||
-          opened.seq !== knownHead.seq
-        ) {
-          throw broken(`the last record known to this writer (seq ${knownHead.seq}) was changed`);
-        }
-      }
-      if (now.size === this.size) return head;
-      let lastLength = 0;
-      const result = verifyAuditLines(
-        (function* measured() {
-          for (const line of lines) {
-            lastLength = line.bytes.length + 1;
-            yield line;
-          }
-        })(),
-        knownHead,
-      );
-      if (!result.ok) throw broken(`at seq ${result.seq}: ${result.problem}`);
-      head = result.head;
-      if (result.records > 0) {
-        // Another writer wrote this file's first record (with its `prev_file`): ours follows it.
-        this.headInFile = true;
-        this.pendingPrevFile = null;
-      }
-      // The chain is verified up to the end of the file; the next record links to its last line.
-      this.headOffset = now.size - BigInt(lastLength);
-    } catch (error) {
-      if (AuditError.is(error)) throw error;
-      throw this.fail(
-        'AUDIT_WRITE_FAILED',
-        `cannot read audit file ${this.path}: ${describeCause(error)}`,
-        error,
-      );
-    }
-    this.size = now.size;
-    return head;
   }
 
   private fail(code: AuditError['code'], message: string, cause?: unknown): AuditError {
@@ -482,4 +325,24 @@ function fsyncDirectory(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+function writerFile(
+  path: string,
+  fd: number,
+  identity: WriterFile['identity'],
+  size: bigint,
+  mtimeNs: bigint,
+): WriterFile {
+  return {
+    path,
+    fd,
+    identity,
+    size,
+    headOffset: 0n,
+    mtimeNs,
+    headInFile: true,
+    pendingPrevFile: null,
+    startedAt: null,
+  };
 }
