@@ -144,6 +144,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(dist|node_modules)/' },
     tsPreCompilationDeps: true,
+    // tsconfig.test.json plus paths that map `@termgate/<name>` (and `/adapters`) to the
+    // packages' sources. Resolved through node_modules they would land in the excluded
+    // dist/, and every cross-package import would escape the rules above.
     tsConfig: { fileName: 'tsconfig.depcruise.json' },
     combinedDependencies: true,
     enhancedResolveOptions: {

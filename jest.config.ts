@@ -3,8 +3,9 @@ import type { Config } from 'jest';
 /**
  * One jest run covers every package. Tests are TypeScript, transpiled (not
  * type-checked: `tsc -b` does that) to CommonJS by ts-jest. inversify 8 and
- * its @inversifyjs packages ship ESM only, so they are transpiled too
- * (STYLE.md §3, fix 1). Workspace imports resolve to each package's `src`.
+ * its @inversifyjs packages ship ESM only, so they are transpiled too.
+ * Workspace imports resolve to each package's `src`: `@termgate/<name>` to
+ * its index.ts, `@termgate/<name>/adapters` to its adapters/index.ts.
  */
 const config: Config = {
   testEnvironment: 'node',
