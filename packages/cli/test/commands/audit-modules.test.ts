@@ -34,7 +34,8 @@ describe('termgate audit loads no policy engine and no parser', () => {
   let runs = 0;
 
   function cli(args: readonly string[]): Run {
-    const log = join(dir, `modules-${(runs += 1)}.txt`);
+    runs += 1;
+    const log = join(dir, `modules-${runs}.txt`);
     const result = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], {
       encoding: 'utf8',
       cwd: dir,
