@@ -17,11 +17,11 @@ import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
 const EXAMPLE = path.join(REPO_ROOT, 'examples/rsyslog/termgate-audit.conf');
-const DIST_INDEX = path.join(REPO_ROOT, 'packages/policy/dist/index.js');
-const WRITER = path.join(REPO_ROOT, 'packages/policy/test/adapters/fixtures/append-writer.mjs');
+const DIST_INDEX = path.join(REPO_ROOT, 'packages/audit/dist/adapters/index.js');
+const WRITER = path.join(REPO_ROOT, 'packages/audit/test/adapters/fixtures/append-writer.mjs');
 
 /**
- * Runs the policy package's writer fixture (a termgate writer process): a
+ * Runs the audit package's writer fixture (a termgate writer process): a
  * server-start and `count` records. `rotate`: 'first' starts a new segment
  * with the first record; a number rotates at that many bytes.
  */
