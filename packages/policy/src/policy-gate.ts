@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import type { AuditSink } from '@termgate/audit';
 import type {
   ExitedEvent,
   Gate,
@@ -9,16 +10,15 @@ import type {
   TerminalId,
   TerminalObserver,
 } from '@termgate/termhost';
-import { describeCause } from './audit/audit-error.js';
 import {
   decisionEvent,
   exitEvent,
   type PolicyInfo,
   type RecordedDecision,
   spawnEvent,
-} from './audit/events.js';
+} from './audit-events/events.js';
 import type { PolicyDecision } from './decision.js';
-import type { AuditSink } from './ports/audit-sink.js';
+import { describeCause } from './describe-cause.js';
 import type { CommandJudge } from './ports/command-judge.js';
 import { sandboxProfileSha256 } from './sandbox/profile-digest.js';
 import type { SandboxProfiler } from './sandbox/sandbox-profiler.js';

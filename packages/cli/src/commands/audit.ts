@@ -6,7 +6,7 @@ import {
   listTrailDirectory,
   matchesAuditQuery,
   readAuditRecords,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';
@@ -180,8 +180,11 @@ export function parseSince(value: string, now: Date): Date {
   return new Date(at);
 }
 
-const HEADER = ['TIME', 'SEQ', 'ACTION', 'DECISION', 'TERMINAL', 'COMMAND', 'RULES', 'EXIT'];
+const HEADER = ['TIME', 'SEQ', 'ACTION', 'DECISION', 'TERMINAL', 'COMMAND', 'RULES', 'EXIT', 'REASON'];
 const COMMAND_WIDTH = 60;
+const REASON_WIDTH = 80;
+/** The TERMINAL cell of a refused create: its id was never a terminal. */
+export const REFUSED_TERMINAL = '(refused)';
 
 function tableRow(record: Readonly<Record<string, unknown>>): string[] {
   const text = (path: string): string => {
@@ -192,15 +195,19 @@ function tableRow(record: Readonly<Record<string, unknown>>): string[] {
   const ruleIds = auditField(record, 'rule.id');
   const exitCode = auditField(record, 'process.exit_code');
   const signal = auditField(record, 'termgate.signal');
+  const refusedCreate =
+    auditField(record, 'event.action') === 'terminal-create' &&
+    auditField(record, 'termgate.decision') === 'deny';
   return [
     typeof timestamp === 'string' ? timestamp.replace(/\.\d+Z$/, 'Z') : '-',
     text('seq'),
     text('event.action'),
     text('termgate.decision'),
-    text('termgate.terminal_id').slice(0, 8),
+    refusedCreate ? REFUSED_TERMINAL : printable(text('termgate.terminal_id').slice(0, 8)),
     clip(printable(text('process.command_line')), COMMAND_WIDTH),
     Array.isArray(ruleIds) && ruleIds.length > 0 ? printable(ruleIds.join(',')) : '-',
     typeof exitCode === 'number' ? String(exitCode) : typeof signal === 'string' ? signal : '-',
+    clip(printable(text('event.reason')), REASON_WIDTH),
   ];
 }
 
