@@ -6,8 +6,11 @@
  *   core             protocols: the termhost's public API (ports), no adapters
  *   policy           judges and records: the termhost's public API only; its
  *                    domain code does not import its own adapters
+ *   audit            the hash-chained trail: a leaf, imports nothing of ours;
+ *                    its domain code does not import its own adapters
  *   cli              the composition root: may import everything; it alone
- *                    (with tests and benchmarks) imports `@termgate/<x>/adapters`
+ *                    (with tests and benchmarks) imports `@termgate/<x>/adapters`;
+ *                    its `audit` commands load the trail code only
  *
  * Workspace imports resolve to each package's source (tsconfig.depcruise.json),
  * as they do in jest: through `exports` they would reach dist/, which is not
@@ -67,7 +70,8 @@ module.exports = {
       severity: 'error',
       from: {
         path: pkg('policy'),
-        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$')],
+        // Tests wire real sinks, as a composition root does.
+        pathNot: [inside('policy', 'adapters/'), inside('policy', 'index\\.ts$'), '^packages/policy/test/'],
       },
       to: { path: [pkg('core'), pkg('transport-stdio'), pkg('cli'), 'cross-spawn', protocolLibs] },
     },
@@ -95,10 +99,68 @@ module.exports = {
       to: { path: '^packages/[^/]+/src/adapters/index\\.ts$' },
     },
     {
+      name: 'audit-is-a-leaf',
+      comment:
+        'The trail imports nothing of termgate (the gate builds the records it writes), so reading it loads no engine.',
+      severity: 'error',
+      from: { path: pkg('audit') },
+      to: {
+        path: [
+          pkg('policy'),
+          pkg('core'),
+          pkg('cli'),
+          pkg('termhost'),
+          pkg('transport-stdio'),
+          protocolLibs,
+          'web-tree-sitter',
+          'tree-sitter-bash',
+        ],
+      },
+    },
+    {
+      name: 'audit-domain-imports-no-adapter',
+      severity: 'error',
+      from: { path: '^packages/audit/src/', pathNot: inside('audit', 'adapters/') },
+      to: { path: inside('audit', 'adapters/') },
+    },
+    {
+      name: 'audit-adapters-are-for-composition-roots',
+      comment: 'Only the cli wires a sink; policy records through the AuditSink port.',
+      severity: 'error',
+      from: { path: '^packages/(policy|core|termhost|transport-stdio)/src/' },
+      to: { path: inside('audit', 'adapters/') },
+    },
+    {
+      name: 'audit-is-for-policy-and-cli',
+      comment: 'termhost, core and transport know nothing of the trail: the gate port stands between.',
+      severity: 'error',
+      from: { path: '^packages/(termhost|core|transport-stdio)/' },
+      to: { path: pkg('audit') },
+    },
+    {
+      name: 'audit-commands-load-the-trail-only',
+      comment:
+        '`termgate audit …` must not load the policy engine or its parser (packages/cli/test/commands/audit-modules.test.ts checks the built CLI).',
+      severity: 'error',
+      from: { path: '^packages/cli/src/commands/audit' },
+      to: {
+        reachable: true,
+        path: [
+          pkg('policy'),
+          pkg('core'),
+          pkg('termhost'),
+          pkg('transport-stdio'),
+          '^packages/cli/src/(serve|acp-proxy)/',
+          'web-tree-sitter',
+          'tree-sitter-bash',
+        ],
+      },
+    },
+    {
       name: 'only-cli-is-a-composition-root',
       comment: 'inversify belongs to the composition root alone.',
       severity: 'error',
-      from: { path: '^packages/(termhost|core|policy|transport-stdio)/src/' },
+      from: { path: '^packages/(termhost|core|policy|audit|transport-stdio)/src/' },
       to: { path: '(inversify|@inversifyjs)' },
     },
     {
@@ -119,6 +181,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(dist|node_modules)/' },
     tsPreCompilationDeps: true,
+    // tsconfig.test.json plus paths that map `@termgate/<name>` (and `/adapters`) to the
+    // packages' sources. Resolved through node_modules they would land in the excluded
+    // dist/, and every cross-package import would escape the rules above.
     tsConfig: { fileName: 'tsconfig.depcruise.json' },
     combinedDependencies: true,
     enhancedResolveOptions: {

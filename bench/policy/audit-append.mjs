@@ -5,7 +5,7 @@
  * baseline of plain `fs.writeSync` of the same event as one JSON line to a
  * file opened with 'a' (plus `fs.fsyncSync` in the fsync rows).
  *
- *   npx tsc -b packages/policy && node bench/policy/audit-append.mjs [--records N] [--fsync-records N] [--rounds N]
+ *   npx tsc -b packages/audit && node bench/policy/audit-append.mjs [--records N] [--fsync-records N] [--rounds N]
  *
  * Rounds alternate sink and baseline so drift hits both equally; each
  * round writes to a fresh file in the OS temp dir after a warm-up. Prints a
@@ -16,7 +16,7 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeSyn
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PinoAuditSink } from '../../packages/policy/dist/index.js';
+import { PinoAuditSink } from '../../packages/audit/dist/adapters/index.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, ApprovalQuestion, Approver, GateRequest } from '@termgate/termhost';
-import { describeCause } from './audit/audit-error.js';
-import { quoteArgv, type RecordedDecision } from './audit/events.js';
+import { quoteArgv, type RecordedDecision } from './audit-events/events.js';
+import { describeCause } from './describe-cause.js';
 
 /** The channel recorded when a request came with no approver. */
 export const NO_APPROVER_CHANNEL = 'none';

@@ -1,28 +1,15 @@
-/** Public API of @termgate/policy: the policy engine, the gate and the audit trail. Named exports only. */
+/**
+ * Public API of @termgate/policy: the policy engine, the gate, and the bodies
+ * of the audit records the gate writes (the trail itself is @termgate/audit).
+ * Named exports only.
+ */
 
-export {
-  CheckpointingAuditSink,
-  type CheckpointOptions,
-  type CheckpointReason,
-} from './adapters/checkpointing-audit-sink.js';
 export {
   ChildProcessCommandJudge,
   type ChildProcessCommandJudgeOptions,
   DEFAULT_JUDGE_START_TIMEOUT_MS,
   DEFAULT_JUDGE_TIMEOUT_MS,
 } from './adapters/child-process-command-judge.js';
-export { InMemoryAuditSink, type InMemoryAuditSinkOptions } from './adapters/in-memory-audit-sink.js';
-export { PinoAuditSink, type PinoAuditSinkOptions } from './adapters/pino-audit-sink.js';
-export { AuditError, type AuditErrorCode } from './audit/audit-error.js';
-export { type ChainHead, sha256Hex } from './audit/chain.js';
-export {
-  CHECKPOINT_ALG,
-  type CheckpointMember,
-  checkCheckpoint,
-  checkpointMessage,
-  keyId,
-  signCheckpoint,
-} from './audit/checkpoint.js';
 export {
   type NetworkRefusal,
   networkRefusedEvent,
@@ -32,35 +19,7 @@ export {
   recordServerStop,
   type ServerStartInfo,
   type ServerStopInfo,
-} from './audit/events.js';
-export { type AuditLine, readAuditLines } from './audit/line-reader.js';
-export {
-  type AuditEntry,
-  type AuditQuery,
-  auditField,
-  matchesAuditQuery,
-  readAuditRecords,
-} from './audit/query.js';
-export { ECS_VERSION, type ServiceInfo } from './audit/record-fields.js';
-export {
-  type ReportInput,
-  type ReportVerification,
-  renderReportHtml,
-} from './audit/report/report-html.js';
-export { type ReportModel, ReportModelBuilder, type ReportTerminal } from './audit/report/report-model.js';
-export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './audit/rotation.js';
-export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './audit/signing-key.js';
-export { AuditSummarizer, type AuditSummary } from './audit/summary.js';
-export { listTrailDirectory } from './audit/trail-files.js';
-export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './audit/verify.js';
-export {
-  type TrailCheckpoints,
-  type TrailFileSummary,
-  type TrailProblem,
-  type TrailVerifyOptions,
-  type TrailVerifyResult,
-  verifyAuditTrail,
-} from './audit/verify-trail.js';
+} from './audit-events/events.js';
 export type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from './decision.js';
 export {
   type CommandVerdict,
@@ -92,7 +51,6 @@ export type {
 } from './policy-file/policy-types.js';
 export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
 export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';
-export { AUDIT_SINK, type AuditEvent, type AuditSink } from './ports/audit-sink.js';
 export { COMMAND_JUDGE, type CommandJudge } from './ports/command-judge.js';
 export { sandboxProfileSha256 } from './sandbox/profile-digest.js';
 export {

@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import type { AuditSink } from '@termgate/audit';
 import type {
   ApprovalAnswer,
   ExitedEvent,
@@ -11,7 +12,6 @@ import type {
   TerminalObserver,
 } from '@termgate/termhost';
 import { Approvals, type AskedApproval, refusalReason } from './approvals.js';
-import { describeCause } from './audit/audit-error.js';
 import {
   answerEvent,
   decisionEvent,
@@ -19,9 +19,9 @@ import {
   type PolicyInfo,
   type RecordedDecision,
   spawnEvent,
-} from './audit/events.js';
+} from './audit-events/events.js';
 import type { PolicyDecision } from './decision.js';
-import type { AuditSink } from './ports/audit-sink.js';
+import { describeCause } from './describe-cause.js';
 import type { CommandJudge } from './ports/command-judge.js';
 import { sandboxProfileSha256 } from './sandbox/profile-digest.js';
 import type { SandboxProfiler } from './sandbox/sandbox-profiler.js';

@@ -1,7 +1,9 @@
-import { auditField, InMemoryAuditSink, type PolicyDecision, PolicyGate } from '@termgate/policy';
+import { auditField } from '@termgate/audit';
+import { InMemoryAuditSink } from '@termgate/audit/adapters';
+import { type PolicyDecision, PolicyGate } from '@termgate/policy';
 import type { ApprovalAnswer, ApprovalQuestion, Approver, CallerContext } from '@termgate/termhost';
-import { gateRequest, MCP_CALLER } from './audit/support/requests.js';
-import { allow, deny, TableJudge } from './audit/support/table-judge.js';
+import { gateRequest, MCP_CALLER } from './support/requests.js';
+import { allow, deny, TableJudge } from './support/table-judge.js';
 
 const POLICY = { path: '/etc/termgate/policy.yaml', sha256: 'a'.repeat(64) };
 

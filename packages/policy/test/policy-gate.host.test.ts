@@ -1,17 +1,12 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  auditField,
-  PinoAuditSink,
-  PolicyGate,
-  readAuditRecords,
-  recordServerStart,
-  verifyAuditFile,
-} from '@termgate/policy';
+import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/audit';
+import { PinoAuditSink } from '@termgate/audit/adapters';
+import { PolicyGate, recordServerStart } from '@termgate/policy';
 import { ProcessTerminalHost, TermhostError } from '@termgate/termhost';
 import { CrossSpawnProcessSpawner } from '@termgate/termhost/adapters';
-import { allow, TableJudge } from './audit/support/table-judge.js';
-import { tempDir } from './audit/support/temp-dir.js';
+import { allow, TableJudge } from './support/table-judge.js';
+import { tempDir } from './support/temp-dir.js';
 
 /**
  * The gate wired into a real ProcessTerminalHost: when the audit record

@@ -1,22 +1,19 @@
 import { mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { auditField, verifyAuditFile, verifyAuditLines } from '@termgate/audit';
+import { InMemoryAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
 import {
-  auditField,
   type CommandRequest,
-  InMemoryAuditSink,
-  PinoAuditSink,
   type PolicyDecision,
   PolicyGate,
   type SandboxPolicy,
   SandboxProfiler,
-  verifyAuditFile,
-  verifyAuditLines,
 } from '@termgate/policy';
 import type { GateVerb } from '@termgate/termhost';
-import { OrderedSink } from './audit/support/ordered-sink.js';
-import { gateRequest, MCP_CALLER } from './audit/support/requests.js';
-import { allow, deny, TableJudge } from './audit/support/table-judge.js';
-import { tempDir } from './audit/support/temp-dir.js';
+import { OrderedSink } from './support/ordered-sink.js';
+import { gateRequest, MCP_CALLER } from './support/requests.js';
+import { allow, deny, TableJudge } from './support/table-judge.js';
+import { tempDir } from './support/temp-dir.js';
 
 const POLICY = { path: '/etc/termgate/policy.yaml', sha256: 'a'.repeat(64) };
 

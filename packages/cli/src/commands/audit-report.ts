@@ -6,7 +6,7 @@ import {
   readAuditRecords,
   renderReportHtml,
   verifyAuditTrail,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import { describeVerdict, EXIT_UNSIGNED_TAIL } from './audit-verify.js';
 import type { CliIo } from './cli-io.js';

@@ -1,4 +1,4 @@
-import type { AuditSummary } from '@termgate/policy';
+import type { AuditSummary } from '@termgate/audit';
 
 /** The text of `termgate audit show --summary`; `printable` escapes recorded names for the terminal. */
 export function formatSummary(summary: AuditSummary, printable: (text: string) => string): string {

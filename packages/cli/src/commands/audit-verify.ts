@@ -5,7 +5,7 @@ import {
   readAuditRecords,
   type TrailVerifyResult,
   verifyAuditTrail,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage.js';

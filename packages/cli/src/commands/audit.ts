@@ -6,7 +6,7 @@ import {
   listTrailDirectory,
   matchesAuditQuery,
   readAuditRecords,
-} from '@termgate/policy';
+} from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';
@@ -184,8 +184,11 @@ export function parseSince(value: string, now: Date): Date {
   return new Date(at);
 }
 
-const HEADER = ['TIME', 'SEQ', 'ACTION', 'DECISION', 'TERMINAL', 'COMMAND', 'RULES', 'EXIT'];
+const HEADER = ['TIME', 'SEQ', 'ACTION', 'DECISION', 'TERMINAL', 'COMMAND', 'RULES', 'EXIT', 'REASON'];
 const COMMAND_WIDTH = 60;
+const REASON_WIDTH = 80;
+/** The TERMINAL cell of a refused create: its id was never a terminal. */
+export const REFUSED_TERMINAL = '(refused)';
 
 function tableRow(record: Readonly<Record<string, unknown>>): string[] {
   const text = (path: string): string => {
@@ -196,19 +199,23 @@ function tableRow(record: Readonly<Record<string, unknown>>): string[] {
   const ruleIds = auditField(record, 'rule.id');
   const exitCode = auditField(record, 'process.exit_code');
   const signal = auditField(record, 'termgate.signal');
-  // An approval's answer says how the question ended: `deny (by a person)` reads apart from a rule's deny.
+  // An approval's answer says how the question ended: `deny (deny)` (a person said no) reads apart from a rule's deny.
   const outcome = auditField(record, 'termgate.approval.outcome');
   const decision =
     typeof outcome === 'string' ? `${text('termgate.decision')} (${outcome})` : text('termgate.decision');
+  const refusedCreate =
+    auditField(record, 'event.action') === 'terminal-create' &&
+    auditField(record, 'termgate.decision') === 'deny';
   return [
     typeof timestamp === 'string' ? timestamp.replace(/\.\d+Z$/, 'Z') : '-',
     text('seq'),
     text('event.action'),
     printable(decision),
-    text('termgate.terminal_id').slice(0, 8),
+    refusedCreate ? REFUSED_TERMINAL : printable(text('termgate.terminal_id').slice(0, 8)),
     clip(printable(text('process.command_line')), COMMAND_WIDTH),
     Array.isArray(ruleIds) && ruleIds.length > 0 ? printable(ruleIds.join(',')) : '-',
     typeof exitCode === 'number' ? String(exitCode) : typeof signal === 'string' ? signal : '-',
+    clip(printable(text('event.reason')), REASON_WIDTH),
   ];
 }
 

@@ -1,17 +1,13 @@
+import { AUDIT_SINK, type AuditSink, type ChainHead, loadSigningKey } from '@termgate/audit';
+import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
 import {
-  AUDIT_SINK,
-  type AuditSink,
   assertBashCompatibleShell,
-  type ChainHead,
-  CheckpointingAuditSink,
   ChildProcessCommandJudge,
   COMMAND_JUDGE,
   DEFAULT_POLICY_PATH,
   INSTALL_ROOT,
   type LoadedPolicy,
   loadPolicyFile,
-  loadSigningKey,
-  PinoAuditSink,
   PolicyGate,
   recordServerStart,
   recordServerStop,

@@ -1,4 +1,5 @@
-import type { AuditSink, ChainHead, LoadedPolicy, PolicyGate } from '@termgate/policy';
+import type { AuditSink, ChainHead } from '@termgate/audit';
+import type { LoadedPolicy, PolicyGate } from '@termgate/policy';
 import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
 
 /** An audit sink that knows the head of its hash chain. */

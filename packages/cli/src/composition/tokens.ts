@@ -4,7 +4,7 @@ import type { StdioTransport, StdioTransportOptions } from '@termgate/transport-
 /**
  * The composition root's own service identifiers (the ports' identifiers
  * live with their ports: GATE, PROCESS_SPAWNER, TERMINAL_OBSERVER and
- * TERMINAL_HOST in @termgate/termhost; AUDIT_SINK and COMMAND_JUDGE in
+ * TERMINAL_HOST in @termgate/termhost; AUDIT_SINK in @termgate/audit; COMMAND_JUDGE in
  * @termgate/policy). Every one is bound in composition-root.ts or
  * policy-module.ts and resolved by the graph of `serve` or `acp-proxy`.
  */

@@ -1,7 +1,8 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { AuditSink, LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
+import type { AuditSink } from '@termgate/audit';
+import type { LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
 import type { ProcessSpawner } from '@termgate/termhost';
 import type { BubblewrapSandbox as BubblewrapSandboxType } from '@termgate/termhost/adapters';
 

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { auditField } from '@termgate/policy';
+import { auditField } from '@termgate/audit';
 import { ApprovalWorkspace } from '../approval/support/approval-fixture.js';
 import { assertServerBuilt } from '../e2e/support/wire-server.js';
 

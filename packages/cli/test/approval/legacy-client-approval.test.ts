@@ -9,7 +9,7 @@ import { StdioClientTransport as V2Transport } from '@modelcontextprotocol/clien
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { auditField } from '@termgate/policy';
+import { auditField } from '@termgate/audit';
 import { assertServerBuilt, pause, SERVER_BIN } from '../e2e/support/wire-server.js';
 import { ApprovalWorkspace, resultText, touchArgs } from './support/approval-fixture.js';
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { auditField } from '@termgate/policy';
+import { auditField } from '@termgate/audit';
 import { assertServerBuilt, MODERN_VERSION, SERVER_BIN } from '../e2e/support/wire-server.js';
 import { ApprovalWorkspace, ASK_RULE, resultText, touchArgs } from './support/approval-fixture.js';
 

@@ -2,15 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import {
-  CheckpointingAuditSink,
-  type CommandJudge,
-  listTrailDirectory,
-  loadSigningKey,
-  PinoAuditSink,
-  PolicyGate,
-  recordServerStart,
-} from '@termgate/policy';
+import { listTrailDirectory, loadSigningKey } from '@termgate/audit';
+import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { type CommandJudge, PolicyGate, recordServerStart } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
 
@@ -155,7 +149,9 @@ describe('termgate audit', () => {
       expect(code).toBe(0);
       const lines = out.trimEnd().split('\n');
       expect(lines).toHaveLength(7);
-      expect(lines[0]).toMatch(/^TIME\s+SEQ\s+ACTION\s+DECISION\s+TERMINAL\s+COMMAND\s+RULES\s+EXIT$/);
+      expect(lines[0]).toMatch(
+        /^TIME\s+SEQ\s+ACTION\s+DECISION\s+TERMINAL\s+COMMAND\s+RULES\s+EXIT\s+REASON$/,
+      );
       const column = (name: string) => lines[0]!.indexOf(name);
       const create = lines.find((line) => line.includes('npm test'))!;
       expect(create.slice(column('ACTION')).startsWith('terminal-create')).toBe(true);
@@ -163,7 +159,49 @@ describe('termgate audit', () => {
       expect(create.slice(column('TERMINAL')).startsWith('bbbb2222 ')).toBe(true);
       expect(create.slice(column('RULES')).startsWith('any')).toBe(true);
       const exit = lines.find((line) => line.includes('terminal-exit'))!;
-      expect(exit.slice(column('EXIT')).trim()).toBe('3');
+      expect(exit.slice(column('EXIT'), column('REASON')).trim()).toBe('3');
+    });
+
+    test('a refused create is marked refused instead of naming a terminal that never existed', async () => {
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const column = (name: string) => lines[0]!.indexOf(name);
+      const refused = lines.find((line) => line.includes('rm -rf /tmp/x'))!;
+      expect(refused.slice(column('DECISION')).startsWith('deny ')).toBe(true);
+      expect(refused.slice(column('TERMINAL')).startsWith('(refused) ')).toBe(true);
+      expect(refused).not.toContain('aaaa1111');
+      // Created terminals keep their short id; --terminal still finds the refused create by its requested id.
+      const created = lines.find((line) => line.includes('npm test'))!;
+      expect(created.slice(column('TERMINAL')).startsWith('bbbb2222 ')).toBe(true);
+      const byId = (await run(['show', file, '--terminal', 'aaaa'])).out.trimEnd().split('\n');
+      expect(byId).toHaveLength(2);
+      expect(byId[1]).toContain('(refused)');
+    });
+
+    test('the REASON column shows the recorded reason, "-" when there is none', async () => {
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const column = (name: string) => lines[0]!.indexOf(name);
+      const reason = (text: string) => lines.find((line) => line.includes(text))!.slice(column('REASON'));
+      expect(reason('rm -rf /tmp/x')).toBe('rm is denied');
+      expect(reason('npm test')).toBe('allowed');
+      expect(reason('terminal-spawn')).toBe('-');
+      expect(reason('server-start')).toBe('-');
+    });
+
+    test('a long or hostile reason is clipped and escaped', async () => {
+      const sink = PinoAuditSink.open(file);
+      sink.append({
+        event: { action: 'server-stop', reason: `stop\u001b[2J ${'x'.repeat(200)}` },
+      });
+      sink.close();
+      const { out } = await run(['show', file]);
+      const lines = out.trimEnd().split('\n');
+      const stop = lines[lines.length - 1]!.slice(lines[0]!.indexOf('REASON'));
+      expect(stop.startsWith('stop\\u001b[2J xxx')).toBe(true);
+      expect(stop.endsWith('x…')).toBe(true);
+      expect([...stop]).toHaveLength(80);
+      expect(out).not.toContain('\u001b');
     });
 
     test('escapes control characters in commands', async () => {
@@ -305,7 +343,25 @@ describe('termgate audit over rotated and signed trails', () => {
     expect(statSync(key).mode & 0o777).toBe(0o600);
     const again = await run(['keygen', key]);
     expect(again.code).toBe(2);
-    expect(again.err).toMatch(/EEXIST/);
+    expect(again.err).toBe(
+      `termgate audit: keygen: ${key}.pub already exists (EEXIST): keygen never overwrites a key\n`,
+    );
+  });
+
+  test('keygen into a missing directory names it, writes nothing and exits 2', async () => {
+    const missing = join(dir, 'no-such-dir');
+    const result = await run(['keygen', join(missing, 'key')]);
+    expect(result).toEqual({
+      code: 2,
+      out: '',
+      err: `termgate audit: keygen: directory ${missing} does not exist: create it first (mkdir -m 700 ${missing})\n`,
+    });
+    expect(() => statSync(missing)).toThrow(/ENOENT/);
+  });
+
+  test('keygen under a file that is not a directory says so and exits 2', async () => {
+    const result = await run(['keygen', join(key, 'key')]);
+    expect(result).toEqual({ code: 2, out: '', err: `termgate audit: keygen: ${key} is not a directory\n` });
   });
 
   test('verify DIR checks the rotated files as one chain, and the signatures with --public-key', async () => {

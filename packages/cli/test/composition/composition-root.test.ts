@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import * as auditPackage from '@termgate/audit';
 import { AcpProxy, McpServer } from '@termgate/core';
 import * as policyPackage from '@termgate/policy';
 import { PolicyGate } from '@termgate/policy';
@@ -54,7 +55,12 @@ describe('the composition root', () => {
     const container = build(true);
     const runtime = await container.getAsync<PolicyRuntime>(cliTokens.POLICY_RUNTIME);
     try {
-      const tokens = [...tokensOf(termhostPackage), ...tokensOf(policyPackage), ...tokensOf(cliTokens)];
+      const tokens = [
+        ...tokensOf(termhostPackage),
+        ...tokensOf(auditPackage),
+        ...tokensOf(policyPackage),
+        ...tokensOf(cliTokens),
+      ];
       expect(tokens.map(([name]) => name)).toEqual(
         expect.arrayContaining(['GATE', 'PROCESS_SPAWNER', 'TERMINAL_OBSERVER', 'TERMINAL_HOST']),
       );
@@ -68,7 +74,7 @@ describe('the composition root', () => {
       expect(gate).toBeInstanceOf(PolicyGate);
       expect(gate).toBe(runtime.gate);
       expect(await container.getAsync(termhostPackage.TERMINAL_OBSERVER)).toBe(gate);
-      expect(await container.getAsync(policyPackage.AUDIT_SINK)).toBe(runtime.sink);
+      expect(await container.getAsync(auditPackage.AUDIT_SINK)).toBe(runtime.sink);
       expect(await container.getAsync(termhostPackage.TERMINAL_HOST)).toBeInstanceOf(DeferredTerminalHost);
       expect(await container.getAsync(ProcessTerminalHost)).toBeInstanceOf(ProcessTerminalHost);
       expect(container.get(ServeApplication)).toBe(container.get(ServeApplication));

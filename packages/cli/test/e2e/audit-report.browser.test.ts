@@ -172,7 +172,7 @@ describe('termgate audit report in headless chromium', () => {
     writeGeneratedTrail(hostile, 1);
     const content = readFileSync(hostile, 'utf8');
     // Rewrite through the real writer: a command that tries to close the data script and run its own.
-    const { PinoAuditSink } = await import('@termgate/policy');
+    const { PinoAuditSink } = await import('@termgate/audit/adapters');
     rmSync(hostile);
     const sink = PinoAuditSink.open(hostile);
     sink.append({

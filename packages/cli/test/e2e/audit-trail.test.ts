@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { listTrailDirectory } from '@termgate/policy';
+import { listTrailDirectory } from '@termgate/audit';
 import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -65,6 +65,8 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
       });
       await client.callTool({ name: 'terminal_release', arguments: { terminalId: created.terminalId } });
     }
+    const refused = await client.callTool({ name: 'terminal_create', arguments: { command: 'sudo id' } });
+    expect(refused.isError).toBe(true);
     await client.close();
 
     const files = readdirSync(trail).filter((name) => !name.endsWith('.lock'));
@@ -75,6 +77,26 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
       /intact, \d+ records in \d+ files .*; signed through seq \d+ \(\d+ checkpoints\)\n$/,
     );
     expect(verdict.status).toBe(0);
+    // audit show: the refused create is marked refused, with the recorded reason; created terminals keep their ids.
+    const [denied, ...others] = cli(['audit', 'show', trail, '--json', '--decision', 'deny'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(others).toEqual([]);
+    expect(denied).toMatchObject({
+      event: { action: 'terminal-create' },
+      process: { command_line: 'sudo id' },
+    });
+    const table = cli(['audit', 'show', trail]).stdout.trimEnd().split('\n');
+    const column = (name: string) => table[0]!.indexOf(name);
+    const refusedRow = table.find((line) => line.includes('sudo id'))!;
+    expect(refusedRow.slice(column('TERMINAL')).startsWith('(refused) ')).toBe(true);
+    expect(refusedRow).not.toContain(denied.termgate.terminal_id.slice(0, 8));
+    expect(refusedRow.slice(column('REASON'))).toBe(
+      denied.event.reason.length <= 80 ? denied.event.reason : `${denied.event.reason.slice(0, 79)}…`,
+    );
+    const createdRow = table.find((line) => line.includes('echo run-0'))!;
+    expect(createdRow.slice(column('TERMINAL'))).toMatch(/^[0-9a-f]{8} /);
     // The stop record is the last one a checkpoint signs.
     const active = listTrailDirectory(trail).flatMap((file) =>
       readFileSync(file, 'utf8').trimEnd().split('\n'),

@@ -12,16 +12,16 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { listTrailDirectory, verifyAuditFile, verifyAuditTrail } from '@termgate/policy';
+import { listTrailDirectory, verifyAuditFile, verifyAuditTrail } from '@termgate/audit';
 import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.js';
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
 const EXAMPLE = path.join(REPO_ROOT, 'examples/rsyslog/termgate-audit.conf');
-const DIST_INDEX = path.join(REPO_ROOT, 'packages/policy/dist/index.js');
-const WRITER = path.join(REPO_ROOT, 'packages/policy/test/adapters/fixtures/append-writer.mjs');
+const DIST_INDEX = path.join(REPO_ROOT, 'packages/audit/dist/adapters/index.js');
+const WRITER = path.join(REPO_ROOT, 'packages/audit/test/adapters/fixtures/append-writer.mjs');
 
 /**
- * Runs the policy package's writer fixture (a termgate writer process): a
+ * Runs the audit package's writer fixture (a termgate writer process): a
  * server-start and `count` records. `rotate`: 'first' starts a new segment
  * with the first record; a number rotates at that many bytes.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/policy';
+import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/audit';
 import type { GateRequest } from '@termgate/termhost';
 import { pino } from 'pino';
 import { buildContainer } from '../../src/composition/composition-root.js';

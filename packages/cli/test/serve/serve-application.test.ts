@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { readAuditRecords, verifyAuditFile } from '@termgate/policy';
+import { readAuditRecords, verifyAuditFile } from '@termgate/audit';
 import { pino } from 'pino';
 import { isAlive } from '../../../../test-support/processes.js';
 import { buildContainer } from '../../src/composition/composition-root.js';

@@ -9,7 +9,6 @@ import {
   PolicyError,
 } from '@termgate/policy';
 import { isAlive } from '../../../../test-support/processes.js';
-import { tempDir } from '../audit/support/temp-dir.js';
 import { DEFAULT_POLICY, readCorpus, STRICT_POLICY } from '../support/corpus.js';
 import {
   builtJudgeWorker,
@@ -17,6 +16,7 @@ import {
   hangingJudgeWorker,
   waitUntil,
 } from '../support/judge-worker.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const line = (command: string): CommandRequest => ({ command, args: null, cwd: process.cwd(), env: {} });
 

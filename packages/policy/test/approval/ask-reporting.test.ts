@@ -1,13 +1,9 @@
-import {
-  InMemoryAuditSink,
-  lintPolicy,
-  PolicyGate,
-  parsePolicyText,
-  ReportModelBuilder,
-} from '@termgate/policy';
+import { ReportModelBuilder } from '@termgate/audit';
+import { InMemoryAuditSink } from '@termgate/audit/adapters';
+import { lintPolicy, PolicyGate, parsePolicyText } from '@termgate/policy';
 import type { ApprovalAnswer, Approver } from '@termgate/termhost';
-import { gateRequest, MCP_CALLER } from '../audit/support/requests.js';
-import { TableJudge } from '../audit/support/table-judge.js';
+import { gateRequest, MCP_CALLER } from '../support/requests.js';
+import { TableJudge } from '../support/table-judge.js';
 
 const POLICY = { path: '/etc/termgate/policy.yaml', sha256: 'a'.repeat(64) };
 

@@ -1,5 +1,5 @@
 /**
- * Differential check (PEERS §5 guard 5): run corpus lines under real bash
+ * Differential check: run corpus lines under real bash
  * with PATH = a directory of logging shims, and prove that every program
  * bash actually executed was among the simple commands the analyzer
  * extracted, unless the analyzer reported the line as not judgeable.

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { auditField, readAuditRecords } from '@termgate/policy';
+import { auditField, readAuditRecords } from '@termgate/audit';
 
 export const ASK_RULE = 'ask-touch';
 

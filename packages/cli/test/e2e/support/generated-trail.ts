@@ -1,10 +1,5 @@
-import {
-  type CommandJudge,
-  PinoAuditSink,
-  PolicyGate,
-  recordServerStart,
-  recordServerStop,
-} from '@termgate/policy';
+import { PinoAuditSink } from '@termgate/audit/adapters';
+import { type CommandJudge, PolicyGate, recordServerStart, recordServerStop } from '@termgate/policy';
 
 /**
  * Writes a trail of `count` terminals through the real gate and sink:
