@@ -1,15 +1,10 @@
 /**
  * Public API of @termgate/policy: the policy engine, the gate, and the bodies
  * of the audit records the gate writes (the trail itself is @termgate/audit).
- * Named exports only.
+ * Named exports only. The adapter that runs the judge in a worker process is
+ * `@termgate/policy/adapters`.
  */
 
-export {
-  ChildProcessCommandJudge,
-  type ChildProcessCommandJudgeOptions,
-  DEFAULT_JUDGE_START_TIMEOUT_MS,
-  DEFAULT_JUDGE_TIMEOUT_MS,
-} from './adapters/child-process-command-judge.js';
 export {
   type NetworkRefusal,
   networkRefusedEvent,

@@ -2,7 +2,6 @@ import { AUDIT_SINK, type AuditSink, type ChainHead, loadSigningKey } from '@ter
 import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
 import {
   assertBashCompatibleShell,
-  ChildProcessCommandJudge,
   COMMAND_JUDGE,
   DEFAULT_POLICY_PATH,
   INSTALL_ROOT,
@@ -12,6 +11,7 @@ import {
   recordServerStart,
   recordServerStop,
 } from '@termgate/policy';
+import { ChildProcessCommandJudge } from '@termgate/policy/adapters';
 import { GATE, TERMINAL_OBSERVER } from '@termgate/termhost';
 import { ContainerModule, type ResolutionContext } from 'inversify';
 import type { Notices } from '../logging.js';
@@ -55,7 +55,8 @@ export const policyModule = new ContainerModule((options) => {
   });
 
   // Commands are judged in a worker process, sent the exact policy text
-  // loaded and hashed here: the bash parser never loads in this process,
+  // loaded and hashed here: the bash parser is never initialised and never
+  // parses in this process (its grammar wasm and heap live in the worker),
   // which keeps it small and every command's fork() cheap.
   options.bind<ChildProcessCommandJudge>(COMMAND_JUDGE).toDynamicValue(async (context) => {
     const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);

@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ChildProcessCommandJudge,
   type CommandRequest,
   createPolicyEngine,
   type LoadedPolicy,
   loadPolicyFile,
   PolicyError,
 } from '@termgate/policy';
+import { ChildProcessCommandJudge } from '@termgate/policy/adapters';
 import { isAlive } from '../../../../test-support/processes.js';
 import { DEFAULT_POLICY, readCorpus, STRICT_POLICY } from '../support/corpus.js';
 import {
