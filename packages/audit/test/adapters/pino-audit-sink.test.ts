@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { verifyAuditFile } from '@termgate/audit';
@@ -88,7 +89,35 @@ describe('PinoAuditSink', () => {
     expect(codeOf(() => PinoAuditSink.open(dir.path))).toBe('AUDIT_UNWRITABLE');
   });
 
-  (isRoot ? test.skip : test)('a read-only directory is AUDIT_UNWRITABLE', () => {
+  test('a read-only directory is AUDIT_UNWRITABLE', () => {
+    if (isRoot) {
+      // Root writes through any mode bits, so as root (CI) the same open runs
+      // as nobody (util-linux setpriv), in a directory nobody owns. It loads
+      // the built adapter: the checkout must be readable by other users, as
+      // the unprivileged sandbox suite also requires.
+      const adapters = join(__dirname, '..', '..', 'dist', 'adapters', 'index.js');
+      const script = `import { PinoAuditSink } from ${JSON.stringify(adapters)};
+        try { PinoAuditSink.open(process.env.AUDIT_FILE).close(); console.log('opened'); }
+        catch (error) { console.log(error.code ?? String(error)); }`;
+      const openAsNobody = (): string => {
+        const child = spawnSync(
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '--input-type=module'],
+          { input: script, encoding: 'utf8', env: { PATH: process.env.PATH, AUDIT_FILE: file } },
+        );
+        expect(child.error).toBeUndefined();
+        expect(child.stderr).toBe('');
+        return child.stdout.trim();
+      };
+      fs.chownSync(dir.path, 65534, 65534);
+      fs.chmodSync(dir.path, 0o700);
+      expect(openAsNobody()).toBe('opened'); // the control: nobody can write there while it may
+      fs.rmSync(file);
+      fs.chmodSync(dir.path, 0o500);
+      expect(openAsNobody()).toBe('AUDIT_UNWRITABLE');
+      expect(fs.existsSync(file)).toBe(false);
+      return;
+    }
     fs.chmodSync(dir.path, 0o500);
     try {
       expect(codeOf(() => PinoAuditSink.open(file))).toBe('AUDIT_UNWRITABLE');
