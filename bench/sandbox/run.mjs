@@ -21,6 +21,7 @@ import {
   CrossSpawnProcessSpawner,
   NoopTerminalObserver,
 } from '../../packages/termhost/dist/adapters/index.js';
+import { bubblewrapArguments } from '../../packages/termhost/dist/adapters/sandbox/bubblewrap-arguments.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const cycles = Number(process.argv[2] ?? 300);
@@ -64,29 +65,16 @@ async function raw(program, args) {
   await once(child, 'close');
 }
 
-// The bare floor: what bubblewrap's own start costs, without termgate.
+// The bare floor: what bubblewrap's own start costs, without termgate: the
+// arguments a command gets (bubblewrapArguments), with the workspace writable.
 const BWRAP = [
-  '--die-with-parent',
-  '--unshare-user',
-  '--unshare-pid',
-  '--unshare-ipc',
-  '--unshare-uts',
-  '--unshare-cgroup-try',
-  '--cap-drop',
-  'ALL',
-  '--ro-bind',
-  '/',
-  '/',
-  '--dev',
-  '/dev',
-  '--proc',
-  '/proc',
-  '--bind',
-  workspace,
-  workspace,
-  '--chdir',
-  workspace,
-  '--',
+  ...bubblewrapArguments(
+    {
+      filesystem: { writable: [workspace], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+      network: 'all',
+    },
+    workspace,
+  ),
   'true',
 ];
 

@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
+import type { SandboxProfile } from '../../sandbox-profile.js';
 import { assertExecutable, findOnPath } from '../executable-check.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
@@ -306,27 +307,22 @@ const USERNS_REMEDY =
   "in Docker, run the container with `--security-opt seccomp=unconfined` (Docker's default seccomp profile refuses them); " +
   'or set `sandbox.mode: off` in the policy to run unconfined';
 
-/** Runs a minimal sandbox once, so that a machine that cannot run one is known before anything else runs. */
+/** Nothing writable, nothing hidden, `/tmp` left read-only: the smallest profile a command can get. */
+const PROBE_PROFILE: SandboxProfile = {
+  filesystem: { writable: [], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+  network: 'all',
+};
+
+/**
+ * Runs `true` once in a sandbox built by the same `bubblewrapArguments` as
+ * every command (the same namespaces, capabilities and base mounts), so that a
+ * machine that cannot run a command's sandbox is known before anything else runs.
+ */
 function probe(bwrap: string): Promise<void> {
   return new Promise((resolveProbe, reject) => {
     execFile(
       bwrap,
-      [
-        '--die-with-parent',
-        '--unshare-user',
-        '--unshare-pid',
-        '--cap-drop',
-        'ALL',
-        '--ro-bind',
-        '/',
-        '/',
-        '--dev',
-        '/dev',
-        '--proc',
-        '/proc',
-        '--',
-        'true',
-      ],
+      [...bubblewrapArguments(PROBE_PROFILE, '/'), 'true'],
       { timeout: 10_000 },
       (error, _stdout, stderr) => {
         if (error === null) resolveProbe();

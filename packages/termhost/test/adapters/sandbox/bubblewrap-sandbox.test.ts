@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CrossSpawnProcessSpawner } from '../../../src/adapters/cross-spawn-process-spawner.js';
@@ -103,6 +104,27 @@ describe('BubblewrapSandbox', () => {
     const failure = BubblewrapSandbox.start({ network: 'none', runtimeDir: dir, path: '/nonexistent' });
     await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
     await expect(failure).rejects.toThrow(/apt-get install bubblewrap/);
+  });
+
+  it("start fails when a namespace every command needs cannot be made (the probe runs the commands' arguments)", async () => {
+    // A bwrap that runs, except with --unshare-ipc, as on a kernel that refuses
+    // that namespace: a probe lighter than the commands' sandbox would pass it,
+    // and then every command would fail after start-up said the sandbox works.
+    const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    const fake = join(dir, 'bin');
+    mkdirSync(fake);
+    writeFileSync(
+      join(fake, 'bwrap'),
+      `#!/bin/sh\ncase " $* " in *" --unshare-ipc "*) echo "bwrap: No permissions to create new namespace" >&2; exit 1;; esac\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const failure = BubblewrapSandbox.start({
+      network: 'all',
+      runtimeDir: dir,
+      path: `${fake}:${process.env.PATH}`,
+    });
+    await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
+    await expect(failure).rejects.toThrow(/No permissions to create new namespace/);
   });
 
   it('start fails naming socat when an allowlist needs it and it is missing', async () => {
