@@ -173,7 +173,7 @@ describe('PolicyGate: ask', () => {
     expect(sink.records.at(-1)).toMatchObject({
       termgate: { decision: 'allow', approval: { id: firstId, reused: true } },
     });
-    // A longer line, another cwd, another scope: asked again.
+    // A longer line, another scope: asked again (variables and cwd: the next test).
     const refusing = new ScriptedApprover(() => answered('deny'));
     expect(
       await gate.decide(gateRequest('create', 'git push origin main', {}, caller(refusing))),
@@ -190,6 +190,40 @@ describe('PolicyGate: ask', () => {
       allow: false,
       ruleIds: ['no-push'],
     });
+  });
+
+  test('allow_always is not reused for the same line with other client-set variables or in another cwd', async () => {
+    // The reuse an agent would try after one "allow this exact line": the same
+    // words, but a variable that changes what runs (GIT_SSH_COMMAND), another
+    // value of the approved variable, or another directory. The judge here
+    // resolves no cwd, so the request's own cwd is the one approved.
+    const table = new TableJudge([
+      { match: 'git push origin', decision: { ...ask('asks', ['ask-push']), resolvedCwd: null } },
+    ]);
+    const gate = new PolicyGate(table, new InMemoryAuditSink(), POLICY);
+    const approved = { env: { GIT_TRACE: '1' } };
+    await gate.decide(
+      gateRequest(
+        'create',
+        'git push origin',
+        approved,
+        caller(new ScriptedApprover(() => answered('allow_always'))),
+      ),
+    );
+    const refusing = new ScriptedApprover(() => answered('deny'));
+    const again = (overrides: Parameters<typeof gateRequest>[2]) =>
+      gate.decide(gateRequest('create', 'git push origin', overrides, caller(refusing)));
+    expect(await again(approved)).toMatchObject({ allow: true });
+    expect(refusing.questions).toHaveLength(0);
+    for (const overrides of [
+      { env: { GIT_TRACE: '1', GIT_SSH_COMMAND: 'sh -c id' } },
+      { env: { GIT_TRACE: '2' } },
+      { env: {} },
+      { env: { GIT_TRACE: '1' }, cwd: '/work/other' },
+    ]) {
+      expect([overrides, await again(overrides)]).toMatchObject([overrides, { allow: false }]);
+    }
+    expect(refusing.questions).toHaveLength(4);
   });
 
   test('an approval does not change the sandbox: the same profile as an allow', async () => {
