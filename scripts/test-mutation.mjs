@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Mutation testing of the security-critical file groups with StrykerJS.
 //
-//   node scripts/test-mutation.mjs [group…]     (pnpm test:mutation [group…])
+//   node scripts/test-mutation.mjs [group…] [--stryker-option…]
+//   (pnpm test:mutation [group…] [--stryker-option…])
 //
 // With no group, every group of stryker/groups.mjs runs, one after the other.
+// Arguments that start with `-` go to `stryker run` (e.g. `--force`: test
+// every mutant again, ignoring the incremental results).
 // StrykerJS 10 needs Node.js 22 or later, so it runs on the pinned Node.js 24
 // of scripts/pinned-node.mjs (installed on first use) whatever runs pnpm, and
 // under `nice -n 15`: it keeps a core busy for minutes. Runs are incremental
@@ -17,7 +20,8 @@ import { GROUPS } from '../stryker/groups.mjs';
 import { pinnedNode } from './pinned-node.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const asked = process.argv.slice(2);
+const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const strykerArgs = process.argv.slice(2).filter((arg) => arg.startsWith('-'));
 const unknown = asked.filter((name) => GROUPS[name] === undefined);
 if (unknown.length > 0) {
   console.error(`test-mutation: no group ${unknown.join(', ')}; groups:`);
@@ -47,7 +51,7 @@ if (build.status !== 0) {
 let failed = [];
 for (const name of names) {
   console.error(`test-mutation: group ${name} (${GROUPS[name].description}) on Node.js v${version}`);
-  const run = spawnSync('nice', ['-n', '15', node, stryker, 'run', 'stryker.config.mjs'], {
+  const run = spawnSync('nice', ['-n', '15', node, stryker, 'run', 'stryker.config.mjs', ...strykerArgs], {
     cwd: root,
     stdio: 'inherit',
     env: {
