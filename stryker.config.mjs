@@ -37,7 +37,11 @@ export default {
     projectType: 'custom',
     configFile: 'jest.config.ts',
     enableFindRelatedTests: true,
-    config: { testMatch: group.tests.map((glob) => `<rootDir>/${glob}`), maxWorkers: 1, testEnvironment },
+    config: {
+      testMatch: group.tests.map((glob) => (glob.startsWith('!') ? glob : `<rootDir>/${glob}`)),
+      maxWorkers: 1,
+      testEnvironment,
+    },
   },
   checkers: ['typescript'],
   tsconfigFile: group.tsconfig,

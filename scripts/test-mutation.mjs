@@ -34,10 +34,18 @@ const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 's
 
 // The TypeScript checker resolves other workspace packages (`@termgate/x`)
 // through their package.json exports, i.e. their built dist/ declarations:
-// build them first (incremental; quick when nothing changed).
+// build them first (the production packages of stryker/tsconfig.json;
+// incremental, quick when nothing changed).
 const build = spawnSync(
   'nice',
-  ['-n', '15', process.execPath, join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b'],
+  [
+    '-n',
+    '15',
+    process.execPath,
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-b',
+    'stryker/tsconfig.json',
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -16,7 +16,7 @@ export const GROUPS = {
     mutate: ['packages/transport-stdio/src/**/*.ts', '!packages/transport-stdio/src/index.ts'],
     tests: ['packages/transport-stdio/test/**/*.test.ts'],
     tsconfig: 'packages/transport-stdio/tsconfig.json',
-    break: 80,
+    break: 85,
   },
   audit: {
     description: 'the audit chain, checkpoints and verification',
@@ -28,7 +28,9 @@ export const GROUPS = {
       'packages/audit/src/verify.ts',
       'packages/audit/src/verify-trail.ts',
     ],
-    tests: ['packages/audit/test/**/*.test.ts'],
+    // pino-audit-sink.test.ts also starts a child that imports the built
+    // dist/, which a mutant run does not rebuild; its other tests are in-process.
+    tests: ['packages/audit/test/**/*.test.ts', '!**/pino-audit-sink.test.ts'],
     tsconfig: 'packages/audit/tsconfig.json',
     break: 80,
   },
@@ -37,7 +39,8 @@ export const GROUPS = {
     mutate: [
       'packages/policy/src/approvals.ts',
       'packages/core/src/mcp/approval/request-state.ts',
-      'packages/core/src/mcp/approval/mcp-approvals.ts',
+      // Not mcp-approvals.ts: only the end-to-end tests of packages/cli/test/approval
+      // reach it (docs/MUTATION.md, "Not mutated yet").
     ],
     tests: [
       'packages/policy/test/policy-gate.ask.test.ts',
@@ -46,7 +49,7 @@ export const GROUPS = {
       'packages/core/test/mcp/**/*.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
-    break: 75,
+    break: 80,
   },
   gate: {
     description: "the policy gate and the engine's decision combining",
@@ -57,7 +60,7 @@ export const GROUPS = {
       'packages/policy/test/approval/**/*.test.ts',
     ],
     tsconfig: 'packages/policy/tsconfig.json',
-    break: 75,
+    break: 60,
   },
   sandbox: {
     description: 'the sandbox: bubblewrap arguments, host allowlist, HTTP allowlist proxy, profiler',
@@ -75,13 +78,13 @@ export const GROUPS = {
       'packages/policy/test/policy-gate.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
-    break: 70,
+    break: 60,
   },
   requests: {
     description: "the MCP request engine's duplicate-id and cancellation paths",
     mutate: ['packages/core/src/mcp/mcp-server.ts'],
     tests: ['packages/core/test/mcp/mcp-server.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
-    break: 70,
+    break: 60,
   },
 };
