@@ -6,6 +6,9 @@ import { parsePolicyText } from '../../src/policy-file/load-policy.js';
 import { SandboxProfiler } from '../../src/sandbox/sandbox-profiler.js';
 
 /** Real repositories on disk: a plain one, a linked worktree, a submodule dir, one without hooks. */
+/** Paths of the test's own, without the system secrets every profile hides. */
+const ours = (paths: readonly string[]): string[] => paths.filter((p) => !p.startsWith('/etc/'));
+
 describe('SandboxProfiler', () => {
   let root: string;
   let ws: string;
@@ -77,13 +80,34 @@ describe('SandboxProfiler', () => {
     ).toEqual([]);
   });
 
+  it('protects the git dir of a repository two levels below the writable root when the cwd is inside it', () => {
+    // Neither the root nor its direct subdirectories hold it: only the walk up from the cwd finds it.
+    execFileSync('git', ['init', '-q', join(ws, 'x', 'y')]);
+    const deep = join(ws, 'x', 'y', 'z');
+    mkdirSync(deep, { recursive: true });
+    const p = profiler(`  mode: required\n  filesystem: { writable: ['${ws}'] }`);
+    expect(p.profile(deep).filesystem.readOnly).toContain(join(ws, 'x/y/.git'));
+    expect(p.profile(join(ws, 'x', 'y')).filesystem.readOnly).toContain(join(ws, 'x/y/.git'));
+    // From the root, the repository is out of the scan's reach (the documented depth).
+    expect(p.profile(ws).filesystem.readOnly).not.toContain(join(ws, 'x/y/.git'));
+  });
+
+  it('pins the parents of a hidden path inside a writable directory, so they cannot be renamed aside', () => {
+    mkdirSync(join(ws, 'conf', 'deep'), { recursive: true });
+    writeFileSync(join(ws, 'conf', 'deep', 'secret.env'), 'x');
+    const p = profiler(
+      `  mode: required\n  filesystem: { writable: ['${ws}'], hidden: ['${ws}/conf/deep/secret.env'] }`,
+    ).profile(ws);
+    expect(p.filesystem.writable).toEqual(expect.arrayContaining([join(ws, 'conf'), join(ws, 'conf/deep')]));
+  });
+
   it('refuses a hidden or read-only path that now leads through a symlink', () => {
     mkdirSync(join(ws, 'conf'));
     writeFileSync(join(ws, 'conf', 'secret.env'), 'x');
     const p = profiler(
       `  mode: required\n  filesystem: { writable: ['${ws}'], hidden: ['${ws}/conf/secret.env'] }`,
     );
-    expect(p.profile(ws).filesystem.hiddenFiles).toEqual([join(ws, 'conf/secret.env')]);
+    expect(ours(p.profile(ws).filesystem.hiddenFiles)).toEqual([join(ws, 'conf/secret.env')]);
     execFileSync('mv', [join(ws, 'conf'), join(ws, 'conf2')]);
     execFileSync('ln', ['-s', join(ws, 'conf2'), join(ws, 'conf')]);
     expect(() => p.profile(ws)).toThrow(/conf\/secret\.env now resolves through a symlink/);
@@ -98,11 +122,11 @@ describe('SandboxProfiler', () => {
     );
     writeFileSync(join(ws, 'policy.yaml'), '');
     const profile = p.profile(ws);
-    expect(profile.filesystem.hiddenDirectories).toEqual([join(root, 'secrets')]);
-    expect(profile.filesystem.hiddenFiles).toEqual([join(root, 'token')]);
+    expect(ours(profile.filesystem.hiddenDirectories)).toEqual([join(root, 'secrets')]);
+    expect(ours(profile.filesystem.hiddenFiles)).toEqual([join(root, 'token')]);
     // Only protected paths inside a writable directory need a read-only bind.
     expect(profile.filesystem.readOnly).toEqual([join(ws, 'policy.yaml')]);
-    expect(profile.filesystem.hiddenFiles).toEqual([join(root, 'token')]);
+    expect(ours(profile.filesystem.hiddenFiles)).toEqual([join(root, 'token')]);
     expect(profile.filesystem.tmp).toBe('/private/tmp');
     expect(profile.network).toBe('none');
   });
