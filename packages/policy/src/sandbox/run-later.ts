@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../policy-file/policy-paths.js';
 import type { RunLaterPolicy } from '../policy-file/policy-types.js';
 
@@ -89,6 +89,8 @@ export function runLaterPaths(
     else readOnly.add(path);
   };
   for (const dir of projectDirectories(writable, cwd)) {
+    // A .git directory is protectGit's (and not a bare repository's working tree).
+    if (basename(dir) === '.git') continue;
     if (isBareRepository(dir)) {
       readOnly.add(dir);
       if (!removed.has(HOOKS_PATH_ENTRY)) {
@@ -101,7 +103,7 @@ export function runLaterPaths(
     const pkg = kindOf(join(dir, 'package.json')) === 'file';
     for (const entry of entries) {
       if (entry.where === 'repository' ? !repository : !pkg) continue;
-      protect(join(dir, entry.path), entry.path.endsWith('/'));
+      protect(join(dir, entry.path.replace(/\/+$/, '')), entry.path.endsWith('/'));
     }
     if (repository && !removed.has(HOOKS_PATH_ENTRY)) {
       const hooks = hooksPath(join(dir, '.git'), dir);
@@ -159,6 +161,8 @@ function hooksPath(gitDir: string, base: string): string | null {
       ['--git-dir', gitDir, 'config', '--type=path', '--get', 'core.hooksPath'],
       {
         cwd: base,
+        // The server's environment (HOME, GIT_CONFIG_GLOBAL, …): the configuration the person's git reads.
+        env: process.env,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
         timeout: 5000,
