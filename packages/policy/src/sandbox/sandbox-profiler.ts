@@ -38,8 +38,16 @@ export interface SandboxProfilerOptions {
  * too: a mount point cannot be renamed, so a command cannot move a
  * protected path's parent aside and put its own file in its place.
  *
+ * The view (`view.ts`): the allowlisted trees emptied but for the readable,
+ * writable and allowed-socket paths inside them, the system's secrets
+ * hidden, every host socket in view and not allowed covered. The run-later
+ * set (`run-later.ts`) is read-only in each writable directory; a protected
+ * path that does not exist yet (a run-later entry, a `readOnly` path of the
+ * policy: a directory when written with a trailing `/`) gets a placeholder.
+ *
  * Fails closed: a read-only or hidden path of the policy that now resolves
- * through a symlink throws (the gate then refuses the create).
+ * through a symlink throws (the gate then refuses the create), and so does
+ * a run-later entry that is a symlink.
  */
 export class SandboxProfiler {
   constructor(
