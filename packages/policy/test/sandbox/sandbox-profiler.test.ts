@@ -1,13 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePolicyText } from '../../src/policy-file/load-policy.js';
 import { SandboxProfiler } from '../../src/sandbox/sandbox-profiler.js';
 
 /** Real repositories on disk: a plain one, a linked worktree, a submodule dir, one without hooks. */
-/** Paths of the test's own, without the system secrets every profile hides. */
-const ours = (paths: readonly string[]): string[] => paths.filter((p) => !p.startsWith('/etc/'));
+/** Paths of the test's own, without the system secrets and the host's sockets every profile hides. */
+const ours = (paths: readonly string[]): string[] =>
+  paths.filter((p) => !p.startsWith('/etc/') && statSync(p, { throwIfNoEntry: false })?.isSocket() !== true);
 
 describe('SandboxProfiler', () => {
   let root: string;
@@ -165,12 +166,35 @@ describe('the sandbox section of a policy file', () => {
     });
   });
 
+  it('defaults of the view: HOME, /root, /run, /var/run emptied; git config and HOME toolchains readable; no socket allowed', () => {
+    const section = parsePolicyText(
+      'default: allow\nsandbox: { mode: required }\n',
+      '/p/policy.yaml',
+    ).sandbox;
+    const home = process.env.HOME!;
+    expect(section.allowlistedTrees).toEqual(
+      [home, '/root', '/run', '/var/run'].map((p) => {
+        try {
+          return realpathSync(p);
+        } catch {
+          return p;
+        }
+      }),
+    );
+    expect(section.readable).toEqual(
+      expect.arrayContaining([`${home}/.gitconfig`, `${home}/.nvm`, `${home}/.cargo/bin`]),
+    );
+    expect(section.readable).not.toContain(`${home}/.cargo`);
+    expect(section.unixSockets).toEqual({ allow: [] });
+  });
+
   it.each([
     ["  network: { allow: ['*'] }", 'sandbox.network.allow[0]', /bare "\*"/, 4],
     ["  network: { allow: [ok.org, '*.com'] }", 'sandbox.network.allow[1]', /too broad/, 4],
     ['  network: some', 'sandbox.network', /must be none, all, or \{allow: \[host, …\]\}/, 4],
     ['  mode: maybe', 'sandbox.mode', /must be one of: required, off/, 3],
     ['  filesystem: { writeable: [x] }', 'sandbox.filesystem.writeable', /unknown key "writeable"/, 4],
+    ['  unixSockets: { allowed: [x] }', 'sandbox.unixSockets.allowed', /unknown key "allowed"/, 4],
   ])('rejects %s, located by line and key', (line, key, message, lineNumber) => {
     const text = `default: allow\nsandbox:\n${line.includes('mode:') ? '' : '  mode: required\n'}${line}\n`;
     const issue = invalid(text).issues[0]!;
