@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../policy-file/policy-paths.js';
@@ -149,30 +149,34 @@ export function isBareRepository(dir: string): boolean {
  * The hooks directory git is configured to use for the repository whose
  * git dir (or `.git` file) is `gitDir`, resolved against `base` (its working
  * tree, or the git dir of a bare repository), or null when git uses its
- * default (`hooks/` inside the git dir, which `protectGit` covers) or
- * cannot say. The explicit `--git-dir` reads the repository's, the global
- * and the system configuration without the ownership check of discovery;
- * `config --get` runs nothing the configuration names.
+ * default (`hooks/` inside the git dir, which `protectGit` covers). The
+ * explicit `--git-dir` reads the repository's, the global and the system
+ * configuration without the ownership check of discovery; `config --get`
+ * runs nothing the configuration names.
+ *
+ * When git cannot read the repository's configuration (exit 128: a stale
+ * worktree, a broken config), null: the person's git cannot use it either,
+ * so it runs no hook from it. A read that stalls (a FIFO planted as a
+ * config or an include) throws: the gate then refuses the create rather
+ * than leave a hooks directory unknown.
  */
 function hooksPath(gitDir: string, base: string): string | null {
-  try {
-    const out = execFileSync(
-      'git',
-      ['--git-dir', gitDir, 'config', '--type=path', '--get', 'core.hooksPath'],
-      {
-        cwd: base,
-        // The server's environment (HOME, GIT_CONFIG_GLOBAL, …): the configuration the person's git reads.
-        env: process.env,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 5000,
-      },
+  const result = spawnSync('git', ['--git-dir', gitDir, 'config', '--type=path', '--get', 'core.hooksPath'], {
+    cwd: base,
+    // The server's environment (HOME, GIT_CONFIG_GLOBAL, …): the configuration the person's git reads.
+    env: process.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 3000,
+  });
+  if (result.error !== undefined || result.signal !== null) {
+    throw new Error(
+      `git could not read the configuration of ${gitDir} in time: its hooks directory is unknown`,
     );
-    const value = out.replace(/\n$/, '');
-    return value === '' ? null : resolve(base, value);
-  } catch {
-    return null;
   }
+  if (result.status !== 0) return null;
+  const value = result.stdout.replace(/\n$/, '');
+  return value === '' ? null : resolve(base, value);
 }
 
 /** The kind of `path` itself (symlinks not followed), or null when it does not exist. */

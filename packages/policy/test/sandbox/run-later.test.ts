@@ -119,3 +119,22 @@ describe('sandbox.filesystem.runLater in a policy file', () => {
     expect(issues(policy("{ remove: [{ path: core.hooksPath, reason: 'husky install' }] }"))).toEqual([]);
   });
 });
+
+describe('runLaterPaths and a configuration git cannot read', () => {
+  let root: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join('/var/tmp', 'termgate-run-later-')));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('refuses when reading it stalls (a FIFO planted as a config), and skips a repository git cannot open', () => {
+    const ws = join(root, 'ws');
+    mkdirSync(join(ws, 'stale'), { recursive: true });
+    writeFileSync(join(ws, 'stale', '.git'), `gitdir: ${join(root, 'gone')}\n`);
+    expect(runLaterPaths([ws], ws, undefined).placeholderDirectories).toContain(join(ws, 'stale', '.husky'));
+    execFileSync('git', ['init', '-q', join(ws, 'planted')]);
+    rmSync(join(ws, 'planted', '.git', 'config'));
+    execFileSync('mkfifo', [join(ws, 'planted', '.git', 'config')]);
+    expect(() => runLaterPaths([ws], ws, undefined)).toThrow(/could not read the configuration .* in time/);
+  }, 20_000);
+});
