@@ -132,6 +132,8 @@ export class SandboxProfiler {
  * (a placeholder's mount point would be created where the link points).
  */
 function canonicalParent(path: string): boolean {
+  // A dangling symlink: bwrap would create the mount point where it points.
+  if (kindOf(path) !== null) throw new Error(`${path} is a symlink to a path that does not exist`);
   let dir = dirname(path);
   while (realpathOrNull(dir) === null && dir !== dirname(dir)) dir = dirname(dir);
   return canonical(dir);

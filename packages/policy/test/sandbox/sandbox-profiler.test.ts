@@ -102,6 +102,17 @@ describe('SandboxProfiler', () => {
     expect(p.filesystem.writable).toEqual(expect.arrayContaining([join(ws, 'conf'), join(ws, 'conf/deep')]));
   });
 
+  it('gives a missing readOnly path a placeholder (a directory when written with a trailing /), and refuses a dangling symlink there', () => {
+    const p = profiler(
+      `  mode: required\n  filesystem: { writable: ['${ws}'], readOnly: ['${ws}/.envrc', '${ws}/conf/'] }`,
+    );
+    const fs = p.profile(ws).filesystem;
+    expect(fs.placeholderFiles).toContain(join(ws, '.envrc'));
+    expect(fs.placeholderDirectories).toContain(join(ws, 'conf'));
+    execFileSync('ln', ['-s', join(root, 'nowhere'), join(ws, '.envrc')]);
+    expect(() => p.profile(ws)).toThrow(/\.envrc is a symlink to a path that does not exist/);
+  });
+
   it('refuses a hidden or read-only path that now leads through a symlink', () => {
     mkdirSync(join(ws, 'conf'));
     writeFileSync(join(ws, 'conf', 'secret.env'), 'x');
