@@ -48,8 +48,15 @@ export class RawProxy {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts the proxy; `stdio` may add descriptors after 0–2 (index = fd). */
-  static start(steps: readonly AgentStep[], extraStdio: ('pipe' | 'ignore')[] = []): RawProxy {
+  /**
+   * Starts the proxy; `stdio` may add descriptors after 0–2 (index = fd);
+   * `proxyArgs` replace the default policy arguments (e.g. another `--policy`).
+   */
+  static start(
+    steps: readonly AgentStep[],
+    extraStdio: ('pipe' | 'ignore')[] = [],
+    proxyArgs: readonly string[] = defaultPolicyArgs(false),
+  ): RawProxy {
     const dir = mkdtempSync(path.join(tmpdir(), 'termgate-rawproxy-'));
     const script = path.join(dir, 'script.json');
     writeFileSync(script, JSON.stringify(steps));
@@ -59,7 +66,7 @@ export class RawProxy {
         SERVER_BIN,
         'acp-proxy',
         // The tests read commands' pids and descriptors from outside, which a sandbox's pid namespace renumbers.
-        ...defaultPolicyArgs(false),
+        ...proxyArgs,
         '--audit',
         path.join(dir, 'audit.jsonl'),
         '--log-level',
