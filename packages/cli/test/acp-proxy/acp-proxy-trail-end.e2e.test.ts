@@ -6,7 +6,7 @@
  * trail of a proxy killed with SIGKILL.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { assertServerBuilt, defaultPolicyArgs, SERVER_BIN } from '../e2e/support/wire-server.js';
 import { RawProxy, terminalRequest } from '../hostile/support/raw-proxy.js';
@@ -110,6 +110,35 @@ describe('audit verify --public-key on a trail acp-proxy wrote', () => {
         3,
         expect.stringMatching(/: OPEN OR CUT after seq \d+: /),
       ]);
+    } finally {
+      await proxy.dispose();
+    }
+  }, 60_000);
+});
+
+describe('acp-proxy when the stop record cannot be written', () => {
+  test('it logs that with the last head and still exits with the agent’s code', async () => {
+    const proxy = RawProxy.start(
+      [
+        { send: terminalRequest('1', 'create', { command: 'true' }) },
+        { waitFor: '"id":1,' },
+        { waitFor: '"method":"marker/exit"' },
+        { exit: 7 },
+      ],
+      [],
+      [...defaultPolicyArgs(false), '--log-format', 'pretty'],
+    );
+    try {
+      await proxy.agentLine('"id":1,');
+      const lines = readFileSync(proxy.auditPath, 'utf8').trimEnd().split('\n');
+      const last = JSON.parse(lines.at(-1)!) as { seq: number; hash: string };
+      // The trail is moved away under the running proxy: its next record (the stop) fails.
+      renameSync(proxy.auditPath, `${proxy.auditPath}.moved`);
+      proxy.editorIn.write('{"jsonrpc":"2.0","method":"marker/exit","params":{}}\n');
+      expect(await proxy.exited).toBe(7);
+      expect(proxy.stderr).toContain(`the audit trail's stop record was not written: `);
+      expect(proxy.stderr).toContain(`last head ${last.seq}:${last.hash}`);
+      expect(proxy.stderr).not.toMatch(/AuditError|Uncaught|at .*\.js:\d+/);
     } finally {
       await proxy.dispose();
     }

@@ -8,7 +8,12 @@ import { defaultPolicyArgs, pause, REPO_ROOT, SERVER_BIN } from '../../e2e/suppo
 const RAW_AGENT = path.join(REPO_ROOT, 'packages/cli/test/acp-proxy/fixtures/raw-agent.mjs');
 
 /** One step of the raw agent's script (see fixtures/raw-agent.mjs). */
-export type AgentStep = { send: string } | { waitFor: string } | { stopReading: true } | { sleep: number };
+export type AgentStep =
+  | { send: string }
+  | { waitFor: string }
+  | { stopReading: true }
+  | { sleep: number }
+  | { exit: number };
 
 /**
  * `termgate acp-proxy` in front of the scripted raw agent. The test is the
