@@ -21,6 +21,7 @@ import {
 } from './acp-permission-approver.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
+import { EditorSessions, OpenExecuteCalls } from './session-tracking.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
 
 type Json = Record<string, unknown>;
@@ -127,11 +128,9 @@ export class AcpProxyConnection {
   /** Per session: aborted by the editor's `session/cancel`, then replaced. */
   private readonly turnSignals = new Map<string, AbortController>();
   /** Per session: the agent's latest open `execute` tool call without a terminal. */
-  private readonly openExecute = new Map<string, string>();
+  private readonly openExecute = new OpenExecuteCalls();
   /** Sessions the editor created (or loaded) through this proxy: where `allow_always` is offered. */
-  private readonly editorSessions = new Set<string>();
-  /** The editor's session-opening requests in flight: id key → the sessionId it names, if any. */
-  private readonly sessionOpenings = new Map<string, string | null>();
+  private readonly editorSessions = new EditorSessions();
   private editorName: string | undefined;
   /** Writes to each side not yet flushed. */
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
@@ -162,11 +161,7 @@ export class AcpProxyConnection {
           requests: this.toEditorRequests,
           notify: (message) => this.toEditor(message),
           sessionId,
-          agentToolCallId: () => {
-            const id = this.openExecute.get(sessionId);
-            this.openExecute.delete(sessionId);
-            return id;
-          },
+          agentToolCallId: () => this.openExecute.take(sessionId),
           allowAlways: () => this.editorSessions.has(sessionId),
           signal: () => this.turnSignal(sessionId).signal,
           timeoutMs,
@@ -223,16 +218,7 @@ export class AcpProxyConnection {
       }
       return;
     }
-    if (
-      isObject(raw) &&
-      typeof raw.method === 'string' &&
-      SESSION_OPENINGS.has(raw.method) &&
-      isAnyId(raw.id)
-    ) {
-      const named =
-        isObject(raw.params) && typeof raw.params.sessionId === 'string' ? raw.params.sessionId : null;
-      this.sessionOpenings.set(idKey(raw.id), named);
-    }
+    this.editorSessions.noteRequest(raw);
     if (isObject(raw) && raw.method === ACP_SESSION_CANCEL && isObject(raw.params)) {
       const sessionId = raw.params.sessionId;
       if (typeof sessionId === 'string') {
@@ -308,7 +294,7 @@ export class AcpProxyConnection {
           this.logger.warn({}, "dropped the agent's session/update naming a tool call of termgate's");
           return;
         }
-        this.noteToolCall(raw.params);
+        this.openExecute.note(raw.params);
         const params = this.relay.rewrite(raw.params);
         this.toEditor(params === raw.params ? raw : { ...raw, params });
         return;
@@ -329,7 +315,7 @@ export class AcpProxyConnection {
     }
     if (isObject(raw) && ('result' in raw || 'error' in raw) && isAnyId(raw.id)) {
       if ('result' in raw) this.noteAgentInfo(raw.id, raw.result);
-      this.noteSessionOpened(raw.id, 'result' in raw ? raw.result : undefined);
+      this.editorSessions.noteResponse(raw.id, 'result' in raw ? raw.result : undefined);
       const sessionId = this.promptSessions.get(idKey(raw.id));
       if (sessionId !== undefined) {
         // The turn ends: bring its tool calls up to date first.
@@ -348,32 +334,6 @@ export class AcpProxyConnection {
       this.turnSignals.set(sessionId, controller);
     }
     return controller;
-  }
-
-  /** Tracks the agent's open `execute` tool call per session: the one an approval question is about. */
-  private noteToolCall(params: unknown): void {
-    if (!isObject(params) || typeof params.sessionId !== 'string' || !isObject(params.update)) return;
-    const { sessionId, update } = params as { sessionId: string; update: Json };
-    if (typeof update.toolCallId !== 'string') return;
-    const hasTerminal =
-      Array.isArray(update.content) && update.content.some((c) => isObject(c) && c.type === 'terminal');
-    const finished = update.status === 'completed' || update.status === 'failed';
-    if (update.sessionUpdate === 'tool_call' && update.kind === 'execute' && !hasTerminal && !finished) {
-      this.openExecute.set(sessionId, update.toolCallId);
-    } else if (this.openExecute.get(sessionId) === update.toolCallId && (hasTerminal || finished)) {
-      this.openExecute.delete(sessionId);
-    }
-  }
-
-  /** Notes a session the editor opened, once the agent's answer to the opening request is a success. */
-  private noteSessionOpened(id: RequestId, result: unknown): void {
-    const key = idKey(id);
-    if (!this.sessionOpenings.has(key)) return;
-    const named = this.sessionOpenings.get(key) ?? null;
-    this.sessionOpenings.delete(key);
-    if (result === undefined) return; // an error: nothing was opened
-    const created = isObject(result) && typeof result.sessionId === 'string' ? result.sessionId : named;
-    if (created !== null) this.editorSessions.add(created);
   }
 
   /** Records the agent's name from its `initialize` answer, for the caller context (the audit trail). */
@@ -474,14 +434,6 @@ export const MAX_QUEUED_MESSAGES = 4096;
 export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /** How long a side may leave paused writes unread before it counts as gone. */
 export const STALL_TIMEOUT_MS = 30_000;
-
-/** The editor's requests that open a session (ACP v1 and its unstable additions). */
-const SESSION_OPENINGS: ReadonlySet<string> = new Set([
-  'session/new',
-  'session/load',
-  'session/fork',
-  'session/resume',
-]);
 
 /** `params[member].toolCallId`, when there is one. */
 function toolCallIdOf(params: unknown, member: 'update' | 'toolCall'): unknown {
