@@ -408,6 +408,29 @@ describe('termgate audit over rotated and signed trails', () => {
     });
   });
 
+  test('a trail written before the final mark (its stop checkpoint not final) is open or cut, with a note to use --anchor', async () => {
+    const legacy = join(dir, 'legacy.jsonl');
+    const inner = PinoAuditSink.open(legacy);
+    const sink = new CheckpointingAuditSink(inner, { privateKey: loadSigningKey(key) });
+    const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
+    recordServerStart(sink, { policy, version: '0.1.0' });
+    recordServerStop(sink, { reason: 'test' });
+    // What an older termgate wrote at stop: an ordinary checkpoint, not marked final.
+    sink.checkpoint('records');
+    inner.close();
+    const { code, out } = await run(['verify', legacy, '--public-key', `${key}.pub`]);
+    expect(code).toBe(3);
+    expect(out).toMatch(/: OPEN OR CUT after seq 3: .*signed through seq 2 \(1 checkpoints\)/);
+    expect(out).toMatch(
+      /No checkpoint in it is marked final: a trail written before termgate marked its stop checkpoint final cannot show its end; verify it with --anchor\.\n$/,
+    );
+    // Without a key it reads as before: an intact chain.
+    expect(await run(['verify', legacy])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/: intact, 3 records/),
+    });
+  });
+
   test('verify with another key refuses the checkpoints', async () => {
     const other = join(dir, 'other-key');
     await run(['keygen', other]);
