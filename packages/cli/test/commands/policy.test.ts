@@ -272,6 +272,7 @@ describe('policy explain with a sandbox', () => {
     expect(r.out).toContain(`  readable:  ${join(home, '.gitconfig')}, ${join(home, '.nvm')}\n`);
     expect(r.out).toContain(`${join(dir, 'ws', '.envrc')}`);
     expect(r.out).toContain(`${join(dir, 'ws', '.npmrc')}`);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -294,6 +295,7 @@ test('check warns about a readable or writable path that holds a known credentia
   );
   // A hidden path covers what it hides.
   expect(r.err).not.toContain('~/.config/git/credentials');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('explain: an ask line exits 3 and names the ask rule; the shipped default asks before git push', async () => {
