@@ -32,7 +32,7 @@ export const GROUPS = {
     // dist/, which a mutant run does not rebuild; its other tests are in-process.
     tests: ['packages/audit/test/**/*.test.ts', '!**/pino-audit-sink.test.ts'],
     tsconfig: 'packages/audit/tsconfig.json',
-    break: 80,
+    break: 70,
   },
   approvals: {
     description: 'approvals (ask, allow_always) and the sealed requestState of input_required',
