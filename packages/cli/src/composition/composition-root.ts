@@ -112,7 +112,7 @@ export function buildContainer(
       const head = runtime?.stop(reason);
       // An external witness of the trail's end: with it, `audit verify --anchor` catches a later rewrite.
       if (head) {
-        notices.notice(
+        notices.anchor(
           `audit trail closed; head at stop: ${anchorOf(head)} (keep it: termgate audit verify --anchor)`,
           {
             auditHead: anchorOf(head),
