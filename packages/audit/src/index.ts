@@ -20,6 +20,7 @@
  * all three rules.
  */
 
+export { AskRoundTrips } from './ask-round-trips.js';
 export { AuditError, type AuditErrorCode } from './audit-error.js';
 export { type ChainHead, sha256Hex } from './chain.js';
 export {
