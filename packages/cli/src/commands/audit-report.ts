@@ -53,7 +53,7 @@ export function reportCommand(
       } else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
     }
   }
-  const model = builder.result();
+  const model = builder.result(result.ok ? undefined : result.problem?.seq);
   writeFileSync(out, renderReportHtml({ files, generatedAt: new Date(), verification, model }), {
     mode: 0o600,
   });
