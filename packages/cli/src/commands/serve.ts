@@ -3,6 +3,7 @@ import { buildContainer } from '../composition/composition-root.js';
 import { POLICY_RUNTIME } from '../composition/tokens.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
+import { TERMGATE_VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import {
   RUNTIME_OPTIONS_USAGE,
@@ -16,6 +17,7 @@ import { printUsage, reportUsageError, UsageError, usageErrorFrom, wantsHelp } f
 export const SERVE_USAGE = `Usage: termgate serve [OPTION]...
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
+  -v, --version      print the version and exit
   --approval-state-ttl SECONDS
                      how long a 2026-07-28 approval round trip's requestState is accepted
                      (default: 300; 0 makes every state expired)
@@ -72,6 +74,10 @@ function parse(argv: readonly string[]) {
  */
 export async function serveCommand(argv: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv)) return printUsage(io, SERVE_USAGE);
+  if (argv.includes('--version') || argv.includes('-v')) {
+    io.stdout.write(`${TERMGATE_VERSION}\n`);
+    return 0;
+  }
   let config: ServeConfig;
   try {
     config = parseServeArgs(argv, process.cwd());
