@@ -86,12 +86,16 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   // The policy gate starts while the protocol already answers; no terminal
   // verb runs before it is ready. If it cannot start, serve stops with exit
   // code 1: no policy, no audit trail, no commands.
-  let startFailed = false;
-  container.getAsync(POLICY_RUNTIME).catch((error: unknown) => {
-    startFailed = true;
-    notices.problem(`refusing to start: ${(error as Error).message}`);
-    void app.stop('the policy gate could not start');
-  });
+  // Whatever stdin does: the exit code waits for the gate's outcome, so a bad
+  // --audit path with stdin already closed still says why and exits 1.
+  const started = container.getAsync(POLICY_RUNTIME).then(
+    () => true,
+    (error: unknown) => {
+      notices.problem(`refusing to start: ${(error as Error).message}`);
+      void app.stop('the policy gate could not start');
+      return false;
+    },
+  );
   const onSignal = (signal: NodeJS.Signals): void => {
     void app.stop(signal);
   };
@@ -99,7 +103,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   process.once('SIGINT', onSignal);
   try {
     await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
-    return startFailed ? 1 : 0;
+    return (await started) ? 0 : 1;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
