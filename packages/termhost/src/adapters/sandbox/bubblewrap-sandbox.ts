@@ -52,6 +52,17 @@ export class BubblewrapSandbox {
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
   #closed = false;
+  #fail: (reason: string) => void = () => {};
+  /**
+   * Resolves, once, with the reason when a part the sandbox cannot work
+   * without ended while it was open (the namespace holder or the relay it
+   * runs was killed, the proxy stopped listening); never while `close`
+   * runs. Every later spawn is refused (`ESANDBOX`) either way; the owner
+   * should stop the server cleanly on it.
+   */
+  readonly failed: Promise<string> = new Promise((resolve) => {
+    this.#fail = resolve;
+  });
 
   private constructor(
     bwrap: string,
@@ -63,6 +74,11 @@ export class BubblewrapSandbox {
     this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
+    const fail = (reason: string): void => {
+      if (!this.#closed) this.#fail(reason);
+    };
+    holder?.onExit((how) => fail(`the sandbox's shared network namespace ended (its holder ${how})`));
+    proxy?.onError((error) => fail(`the sandbox's network proxy failed: ${error.message}`));
   }
 
   /**
@@ -192,6 +208,21 @@ class NamespaceHolder {
     child.once('exit', () => {
       this.#exited = true;
     });
+    // A late spawn error (the child is gone) is an exit too; never an unhandled 'error'.
+    child.on('error', () => {
+      this.#exited = true;
+    });
+  }
+
+  /** Calls `listener` once when the holder process ends. */
+  onExit(listener: (how: string) => void): void {
+    if (this.#exited) {
+      listener('had exited');
+      return;
+    }
+    this.child.once('exit', (code, signal) =>
+      listener(signal !== null ? `was killed by ${signal}` : `exited with code ${code}`),
+    );
   }
 
   static async start(bwrap: string, command: readonly string[]): Promise<NamespaceHolder> {
@@ -281,6 +312,9 @@ function readInfo(child: ChildProcess): Promise<{ pid: number; netInode: number 
     };
     child.once('error', (error) => fail(error.message));
     child.once('exit', (code) => fail(stderr.trim() || `bwrap exited with code ${code}`));
+    // The holder's pipes are the server's: an error on one is its end, never an unhandled 'error'.
+    info?.on('error', () => {});
+    child.stderr?.on('error', () => {});
     info?.setEncoding('utf8');
     info?.on('data', (chunk: string) => {
       text += chunk;

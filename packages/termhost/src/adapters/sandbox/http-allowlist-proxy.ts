@@ -160,6 +160,11 @@ export class HttpAllowlistProxy {
     return proxy;
   }
 
+  /** Calls `listener` when the listening socket fails after `listen` resolved (never an unhandled 'error'). */
+  onError(listener: (error: Error) => void): void {
+    this.#server.on('error', listener);
+  }
+
   /** Stops listening and drops every open connection. */
   async close(): Promise<void> {
     this.#refusals.close();
