@@ -9,19 +9,9 @@ import {
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { HostAllowlist } from './host-allowlist.js';
-import { RefusalWindow } from './refusal-window.js';
+import { RefusalWindow, type RefusedConnection } from './refusal-window.js';
 
-/** A connection the proxy refused. */
-export interface RefusedConnection {
-  readonly host: string;
-  readonly port: number;
-  /** `CONNECT` for tunnels (HTTPS and other TLS), else the HTTP method. */
-  readonly method: string;
-  /** How many refusals this report stands for (1 for the first of a window; see `RefusalWindow`). */
-  readonly count?: number;
-  /** Set on a report that counts a window's repeats: the window's length. */
-  readonly windowMs?: number;
-}
+export type { RefusedConnection } from './refusal-window.js';
 
 /** How long a client has to send a whole request head. */
 export const HEADERS_TIMEOUT_MS = 5_000;

@@ -1,4 +1,14 @@
-import type { RefusedConnection } from './http-allowlist-proxy.js';
+/** A connection the proxy refused. */
+export interface RefusedConnection {
+  readonly host: string;
+  readonly port: number;
+  /** `CONNECT` for tunnels (HTTPS and other TLS), else the HTTP method. */
+  readonly method: string;
+  /** How many refusals this report stands for (1 for the first of a window; see `RefusalWindow`). */
+  readonly count?: number;
+  /** Set on a report that counts a window's repeats: the window's length. */
+  readonly windowMs?: number;
+}
 
 /** Distinct refused targets kept per window; refusals of any further target share one bucket. */
 export const MAX_REFUSAL_KEYS = 32;
