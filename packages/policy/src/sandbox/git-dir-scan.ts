@@ -106,7 +106,7 @@ function pointer(file: string, pattern: RegExp, base: string): string | null {
  * symlink and without blocking, then checked on the descriptor: a FIFO or
  * device swapped in after a check can neither stall nor redirect the read.
  */
-function readSmallFile(file: string): string | null {
+export function readSmallFile(file: string): string | null {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -126,7 +126,7 @@ function readSmallFile(file: string): string | null {
 }
 
 /** The direct subdirectories of `dir`; throws once it has more than `MAX_SCANNED_ENTRIES` entries. */
-function subdirectories(dir: string): string[] {
+export function subdirectories(dir: string): string[] {
   let handle: ReturnType<typeof opendirSync>;
   try {
     handle = opendirSync(dir, { bufferSize: 256 });
