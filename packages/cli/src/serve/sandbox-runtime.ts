@@ -12,6 +12,8 @@ export interface SandboxRuntime {
   readonly wrap: (inner: ProcessSpawner) => ProcessSpawner;
   /** Ends the shared network namespace and the proxy, removes the private /tmp. Idempotent. */
   readonly close: () => void;
+  /** Resolves with the reason once a part the sandbox needs died (see `BubblewrapSandbox.failed`). */
+  readonly failed: Promise<string>;
 }
 
 export interface SandboxPaths {
@@ -109,6 +111,7 @@ export async function startSandbox(
   return {
     profiler,
     wrap: (inner) => sandbox.spawner(inner),
+    failed: sandbox.failed,
     close: () => {
       if (closed) return;
       closed = true;

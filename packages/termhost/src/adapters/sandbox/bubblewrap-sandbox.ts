@@ -1,5 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
 import type { SandboxProfile } from '../../sandbox-profile.js';
@@ -23,7 +25,7 @@ export type SandboxNetwork =
 
 export interface BubblewrapSandboxOptions {
   readonly network: SandboxNetwork;
-  /** A directory only termgate can use (mode 0700), for the proxy's socket. */
+  /** A directory only termgate can use (mode 0700), for the proxy's socket and each spawn's bwrap arguments file. */
   readonly runtimeDir: string;
   /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
@@ -51,18 +53,37 @@ export class BubblewrapSandbox {
   readonly #nsenter: string | null;
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
+  readonly #runtimeDir: string;
   #closed = false;
+  #fail: (reason: string) => void = () => {};
+  /**
+   * Resolves, once, with the reason when a part the sandbox cannot work
+   * without ended while it was open (the namespace holder or the relay it
+   * runs was killed, the proxy stopped listening); never while `close`
+   * runs. Every later spawn is refused (`ESANDBOX`) either way; the owner
+   * should stop the server cleanly on it.
+   */
+  readonly failed: Promise<string> = new Promise((resolve) => {
+    this.#fail = resolve;
+  });
 
   private constructor(
     bwrap: string,
+    runtimeDir: string,
     nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
   ) {
+    this.#runtimeDir = runtimeDir;
     this.#bwrap = bwrap;
     this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
+    const fail = (reason: string): void => {
+      if (!this.#closed) this.#fail(reason);
+    };
+    holder?.onExit((how) => fail(`the sandbox's shared network namespace ended (its holder ${how})`));
+    proxy?.onError((error) => fail(`the sandbox's network proxy failed: ${error.message}`));
   }
 
   /**
@@ -79,7 +100,7 @@ export class BubblewrapSandbox {
   static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
-    if (options.network === 'all') return new BubblewrapSandbox(bwrap, null, null, null);
+    if (options.network === 'all') return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null);
     const nsenter = findProgram('nsenter', path, 'util-linux');
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
@@ -103,7 +124,7 @@ export class BubblewrapSandbox {
     }
     try {
       const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity']);
-      return new BubblewrapSandbox(bwrap, nsenter, holder, proxy);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -144,11 +165,38 @@ export class BubblewrapSandbox {
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
-    const spawned = await inner.spawn({
-      argv: [...prefix, this.#bwrap, ...bubblewrapArguments(profile, request.cwd), ...request.argv],
-      cwd: request.cwd,
-      env,
-    });
+    // The mounts reach bwrap through `--args 3` (bubblewrap >= 0.3), not the command line: however
+    // many the profile has, no E2BIG, and argv stays short. The file is in the runtime directory
+    // (hidden from every command), opened as fd 3 by /bin/sh and unlinked before bwrap starts;
+    // bwrap closes that descriptor after reading it.
+    const args = bubblewrapArguments(profile, request.cwd);
+    if (args.at(-1) !== '--') throw sandboxError('bubblewrapArguments must end with --');
+    const argsFile = join(this.#runtimeDir, `args-${randomUUID()}`);
+    await writeFile(argsFile, `${args.slice(0, -1).join('\0')}\0`, { mode: 0o600, flag: 'wx' });
+    let spawned: Awaited<ReturnType<ProcessSpawner['spawn']>>;
+    try {
+      spawned = await inner.spawn({
+        argv: [
+          ...prefix,
+          '/bin/sh',
+          '-c',
+          ARGS_FD_SCRIPT,
+          'sh',
+          argsFile,
+          this.#bwrap,
+          '--args',
+          '3',
+          '--',
+          ...request.argv,
+        ],
+        cwd: request.cwd,
+        env,
+      });
+    } catch (error) {
+      await unlink(argsFile).catch(() => {});
+      throw error;
+    }
+    void spawned.exited.finally(() => unlink(argsFile).catch(() => {}));
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
     return {
       pid: spawned.pid,
@@ -160,6 +208,9 @@ export class BubblewrapSandbox {
     };
   }
 }
+
+/** `sh -c` script: fd 3 reads the arguments file, which is removed, then bwrap replaces the shell. */
+const ARGS_FD_SCRIPT = 'exec 3<"$1" && rm -f -- "$1" && shift && exec "$@"';
 
 const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
 const NO_PROXY = 'localhost,127.0.0.1,::1';
@@ -191,6 +242,21 @@ class NamespaceHolder {
     child.once('exit', () => {
       this.#exited = true;
     });
+    // A late spawn error (the child is gone) is an exit too; never an unhandled 'error'.
+    child.on('error', () => {
+      this.#exited = true;
+    });
+  }
+
+  /** Calls `listener` once when the holder process ends. */
+  onExit(listener: (how: string) => void): void {
+    if (this.#exited) {
+      listener('had exited');
+      return;
+    }
+    this.child.once('exit', (code, signal) =>
+      listener(signal !== null ? `was killed by ${signal}` : `exited with code ${code}`),
+    );
   }
 
   static async start(bwrap: string, command: readonly string[]): Promise<NamespaceHolder> {
@@ -280,6 +346,9 @@ function readInfo(child: ChildProcess): Promise<{ pid: number; netInode: number 
     };
     child.once('error', (error) => fail(error.message));
     child.once('exit', (code) => fail(stderr.trim() || `bwrap exited with code ${code}`));
+    // The holder's pipes are the server's: an error on one is its end, never an unhandled 'error'.
+    info?.on('error', () => {});
+    child.stderr?.on('error', () => {});
     info?.setEncoding('utf8');
     info?.on('data', (chunk: string) => {
       text += chunk;
