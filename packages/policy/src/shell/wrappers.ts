@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { Token } from './analysis.js';
+import { unwrapLauncher } from './launchers.js';
 import { type OptionSpec, scanOptions } from './option-scan.js';
 
 /**
@@ -162,7 +163,7 @@ export function unwrap(name: string, argv: readonly Token[]): Unwrapped | null {
   if (name === 'find') return unwrapFind(argv);
   if (name === 'trap') return unwrapTrap(argv);
   const spec = SPECS[name];
-  if (!spec) return null;
+  if (!spec) return unwrapLauncher(name, argv);
   const scan = scanOptions(argv, 1, spec, name);
   const none: Unwrapped = { via: name, run: [], scripts: [], assignments: [] };
   if (scan.problem) return { ...none, problem: scan.problem };
