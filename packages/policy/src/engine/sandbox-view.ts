@@ -59,6 +59,10 @@ export class SandboxView {
         continue;
       }
       const next = posix.join(done, part);
+      if (this.hiddenBelow(next) && this.shown.some((m) => m !== next && isInside(m, next))) {
+        done = next; // a directory bwrap made to mount host content below it
+        continue;
+      }
       if (this.asWritten(next) || this.hiddenBelow(next)) {
         return { path: posix.join(next, ...queue), exists: false };
       }
