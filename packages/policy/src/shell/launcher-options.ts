@@ -1,5 +1,5 @@
 import { literalToken, type Token } from './analysis.js';
-import type { Unwrapped } from './wrappers.js';
+import type { Unwrapped } from './unwrapped.js';
 
 /*
  * Launchers whose option values name commands they run with `sh -c` (tar,

@@ -3,7 +3,7 @@ import { canonicalArgv } from './canonical-argv.js';
 import { make, rsync, splitOption, ssh, tar } from './launcher-options.js';
 import { awkCommands } from './launcher-scripts/awk.js';
 import { sedCommands } from './launcher-scripts/sed.js';
-import type { Unwrapped } from './wrappers.js';
+import type { Unwrapped } from './unwrapped.js';
 
 /**
  * Programs that run a command named in their own arguments, judged as
