@@ -35,8 +35,9 @@ export class CompiledRule {
     | undefined;
   /** Program names the rule's regexes and globs start with (`(terraform|tofu)( …` → terraform, tofu). */
   private readonly leadingNames: readonly string[];
-  /** Words of the rule's text, tried as the words xargs may supply. */
-  private readonly probes: readonly string[];
+  private readonly sources: readonly string[];
+  /** Per program name: words of the rule's text, tried as the words xargs may supply. */
+  private readonly probesFor = new Map<string, readonly string[]>();
 
   constructor(readonly rule: PolicyRule) {
     this.globs = rule.glob?.map(globToRegExp);
@@ -45,13 +46,7 @@ export class CompiledRule {
     this.paths = forms && { test: compilePathGlobs(forms), segments: forms.map(segments) };
     const sources = [...(rule.regex ?? []), ...(rule.glob ?? [])];
     this.leadingNames = sources.flatMap(leadingProgramNames);
-    this.probes = [
-      ...new Set([
-        ...(rule.argvContains ?? []),
-        ...(rule.argvPrefix ?? []).flat(),
-        ...sources.flatMap(literalWords),
-      ]),
-    ].slice(0, MAX_PROBES);
+    this.sources = sources;
   }
 
   /**
@@ -114,6 +109,30 @@ export class CompiledRule {
   }
 
   /**
+   * The rule's argvContains and argvPrefix words, and the literal words of
+   * its regexes and globs that are about `name` (those starting with it, or
+   * naming no program), the program names themselves left out.
+   */
+  private probeWords(name: string): readonly string[] {
+    let probes = this.probesFor.get(name);
+    if (probes === undefined) {
+      const sources = this.sources.filter((s) => {
+        const names = leadingProgramNames(s);
+        return names.length === 0 || names.includes(name);
+      });
+      const words = sources
+        .flatMap(literalWords)
+        .filter((w) => !leadingProgramNames(w).includes(name) && w !== name);
+      const rule = this.rule;
+      probes = [
+        ...new Set([...(rule.argvContains ?? []), ...(rule.argvPrefix ?? []).flat(), ...words]),
+      ].slice(0, MAX_PROBES);
+      this.probesFor.set(name, probes);
+    }
+    return probes;
+  }
+
+  /**
    * Whether the words xargs supplies could make the word matchers accept:
    * up to three words taken from the rule's own text, appended (or put in
    * place of the `-I` placeholder's words). Not a proof over every input,
@@ -121,13 +140,23 @@ export class CompiledRule {
    */
   private someInputMatches(command: SimpleCommand): boolean {
     const placeholder = command.runTimeInput?.placeholder;
-    const base = placeholder === undefined ? [...command.argv] : command.argv;
+    const base = command.argv;
     const at = placeholder === undefined ? -1 : base.findIndex((w, i) => i > 0 && w.includes(placeholder));
-    const build = (words: readonly string[]): string[] =>
-      at === -1 ? [...base, ...words] : [...base.slice(0, at), ...words, ...base.slice(at + 1)];
-    const probes = this.probes;
+    const probes = this.probeWords(basename(command.program));
+    // Appended after a subcommand already written, the words cannot change the canonical prefix:
+    // the two forms are computed once. Otherwise (no subcommand yet, or a placeholder) per candidate.
+    const canonical = canonicalArgv(base) ?? base;
+    const fixed = at === -1 && canonical.length > 1 && !canonical[1]!.startsWith('-');
+    const accepts = (words: readonly string[]): boolean => {
+      if (fixed)
+        return (
+          this.wordMatchersAccept([...base, ...words]) || this.wordMatchersAccept([...canonical, ...words])
+        );
+      const argv = at === -1 ? [...base, ...words] : [...base.slice(0, at), ...words, ...base.slice(at + 1)];
+      return this.wordsMatch(argv, true);
+    };
     const search = (chosen: string[], depth: number): boolean => {
-      if (this.wordsMatch(build(chosen), true)) return true;
+      if (accepts(chosen)) return true;
       if (depth === MAX_PROBE_WORDS) return false;
       return probes.some((p) => search([...chosen, p], depth + 1));
     };
