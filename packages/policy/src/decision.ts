@@ -51,6 +51,12 @@ export interface SimpleCommand {
    * compound commands (`{ a; b; } > f`). Absent when there are none.
    */
   readonly redirects?: readonly Redirection[];
+  /**
+   * Words known only at run time end up in its argv: `xargs` appends its
+   * input, or substitutes it for `placeholder` (`-I R`). Deny and ask rules
+   * on its program match conservatively (see docs/POLICY-SPELLINGS.md).
+   */
+  readonly runTimeInput?: { readonly placeholder?: string };
 }
 
 /**

@@ -8,9 +8,11 @@ import { type LineAnalysis, literalToken } from '../shell/analysis.js';
 import { loadBashParser } from '../shell/bash-grammar.js';
 import { ShellAnalyzer } from '../shell/shell-analyzer.js';
 import { type CommandFacts, CompiledRule } from './compiled-rule.js';
+import { createdInLine, linkedInLine } from './made-in-line.js';
 import { runPolicyTests } from './policy-tests.js';
-import { creator, identifyProgram, type LineFacts, type ProgramIdentity } from './program-identity.js';
+import { identifyProgram, type LineFacts, type ProgramIdentity } from './program-identity.js';
 import { RequestChecks } from './request-checks.js';
+import { SandboxView } from './sandbox-view.js';
 import { type TouchedPath, touchedPaths } from './touched-paths.js';
 import { writableRoots } from './writable-roots.js';
 import { WriteChecks, type WriteVerdict } from './write-checks.js';
@@ -41,6 +43,8 @@ export class PolicyEngine implements CommandJudge {
   private readonly writeChecks: WriteChecks;
   private readonly writable: readonly string[];
   private readonly inheritsPath: boolean;
+  /** The filesystem as the sandboxed command sees it (its private /tmp is empty). */
+  private readonly view: SandboxView;
 
   constructor(
     readonly policy: LoadedPolicy,
@@ -50,7 +54,8 @@ export class PolicyEngine implements CommandJudge {
     this.writable = writableRoots(policy);
     this.inheritsPath = Object.hasOwn(policy.inheritedEnv({ PATH: '/' }), 'PATH');
     this.checks = new RequestChecks(policy);
-    this.writeChecks = new WriteChecks(policy.writes);
+    this.view = SandboxView.of(policy);
+    this.writeChecks = new WriteChecks(policy.writes, this.view);
   }
 
   /**
@@ -121,9 +126,9 @@ export class PolicyEngine implements CommandJudge {
       shell: request.args === null,
       writable: this.writable,
     };
-    if (!this.policy.allowDynamic) refusals.push(...createdInLine(line));
+    if (!this.policy.allowDynamic) refusals.push(...createdInLine(line), ...linkedInLine(line));
     const verdicts = analysis.commands.map((command, i) =>
-      this.verdict(command, resolvedCwd, commandFacts(line, i)),
+      this.verdict(command, resolvedCwd, commandFacts(line, i, this.view)),
     );
     const denied = verdicts.filter((v) => v.decision === 'deny');
     const relative = (r: Redirection): boolean => r.literal && !r.tilde && !isAbsolute(r.target);
@@ -206,7 +211,7 @@ export class PolicyEngine implements CommandJudge {
         const dirs = analysis.commands.some(changesDirectory) ? possibleDirectories(analysis, cwd) : [cwd];
         const matched = analysis.commands.some((command, k) =>
           compiled.matches(command, cwd, {
-            touched: () => touchedPaths(analysis.words[k] ?? [], dirs),
+            touched: () => touchedPaths(analysis.words[k] ?? [], dirs, this.view),
             identity: () => ({ trusted: true }),
           }),
         );
@@ -279,12 +284,12 @@ export async function createPolicyEngine(
 }
 
 /** Path and identity facts of one command, each computed once and only when a rule asks. */
-function commandFacts(line: LineFacts, index: number): CommandFacts {
+function commandFacts(line: LineFacts, index: number, view: SandboxView): CommandFacts {
   let touched: readonly TouchedPath[] | undefined;
   let identity: ProgramIdentity | undefined;
   return {
     touched: () => {
-      touched ??= touchedPaths(line.words[index] ?? [], line.dirs);
+      touched ??= touchedPaths(line.words[index] ?? [], line.dirs, view);
       return touched;
     },
     identity: () => {
@@ -292,20 +297,6 @@ function commandFacts(line: LineFacts, index: number): CommandFacts {
       return identity;
     },
   };
-}
-
-/** One refusal per command whose program an earlier part of the line creates or links. */
-function createdInLine(line: LineFacts): string[] {
-  const out: string[] = [];
-  line.commands.forEach((command, i) => {
-    const by = creator(line, i);
-    if (by !== undefined) {
-      out.push(
-        `cannot judge \`${excerpt(command.program)}\`: \`${excerpt(by)}\` earlier in the line creates or replaces the file it runs`,
-      );
-    }
-  });
-  return out;
 }
 
 /** At most this many directories are tracked for one line; past it, relative writes are refused. */

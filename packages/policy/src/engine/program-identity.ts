@@ -153,9 +153,9 @@ export function creator(
   facts: LineFacts,
   index: number,
   programs: ReadonlySet<string> = COPIERS,
+  program: string = facts.commands[index]!.program,
 ): string | undefined {
   const command = facts.commands[index]!;
-  const program = command.program;
   const name = basename(program);
   const targets = programPaths(program, facts.dirs);
   const names = (word: string, path: string): boolean =>
@@ -184,4 +184,38 @@ function programPaths(program: string, dirs: readonly string[] | null): string[]
   if (!program.includes('/')) return null;
   if (isAbsolute(program)) return [posix.resolve(program)];
   return (dirs ?? []).map((d) => posix.join(d, program));
+}
+
+/** Interpreters that run a script file named by their first operand. */
+const INTERPRETERS =
+  /^(bash|rbash|sh|dash|zsh|ksh|mksh|ash|python(\d+(\.\d+)?)?|node|nodejs|deno|bun|perl|ruby|php|lua|tclsh|Rscript)$/;
+
+const SHELL_NAMES = /^(bash|rbash|sh|dash|zsh|ksh|mksh|ash)$/;
+
+/**
+ * The script file a shell or interpreter runs, as a path (`x.sh` → `./x.sh`):
+ * its first operand, when no option before it names the code inline (`-c`,
+ * `-e`, `-m`, …). Undefined for any other command.
+ */
+export function scriptOperand(command: SimpleCommand): string | undefined {
+  const name = basename(command.program);
+  if (!INTERPRETERS.test(name)) return undefined;
+  const args = command.argv.slice(1);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return asPath(args[i + 1]);
+    if (a.startsWith('-') || a.startsWith('+')) {
+      const inline = SHELL_NAMES.test(name) ? /^-[a-zA-Z]*c/ : /^-[a-zA-Z]*[cemEp]/;
+      if (inline.test(a)) return undefined;
+      if (/^[-+][a-zA-Z]*[oO]$/.test(a)) i++;
+      continue;
+    }
+    return asPath(a);
+  }
+  return undefined;
+}
+
+function asPath(word: string | undefined): string | undefined {
+  if (word === undefined || word === '') return undefined;
+  return word.includes('/') ? word : `./${word}`;
 }

@@ -12,10 +12,19 @@ const POSIX_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export class RequestChecks {
   private readonly denied: EnvNameMatcher;
   private readonly clientSettable: readonly RegExp[];
+  private readonly inline: readonly RegExp[] | undefined;
+  private readonly inherited: readonly RegExp[];
 
   constructor(private readonly policy: LoadedPolicy) {
     this.denied = new EnvNameMatcher([...ENV_DENY_FLOOR, ...policy.env.deny]);
     this.clientSettable = policy.env.allowClientSet.map(globToRegExp);
+    this.inline = policy.env.allowInline?.map(globToRegExp);
+    this.inherited = policy.env.inherit.map(globToRegExp);
+  }
+
+  /** A name a command's environment may hold: one it inherits from the server, or one a client may set. */
+  private inEnvironment(name: string): boolean {
+    return matchesAny(name, this.inherited) || matchesAny(name, this.clientSettable);
   }
 
   /** Why the resolved cwd is refused, or null. `resolvedCwd` is null when the cwd does not resolve. */
@@ -45,11 +54,27 @@ export class RequestChecks {
     return problems;
   }
 
-  /** One reason per in-line assignment (`LD_PRELOAD=… ls`, `export`, `env NAME=…`) of a denied name. */
+  /**
+   * One reason per in-line assignment (`LD_PRELOAD=… ls`, `export`, `env
+   * NAME=…`) of a denied name, or, when the policy lists `env.allowInline`,
+   * of a name it does not list (an allowlist: a variable that points a
+   * program at configuration is a way to run code, and no deny list names
+   * them all).
+   */
   assignmentProblems(assignments: readonly Assignment[]): string[] {
-    return assignments
-      .filter((a) => this.denied.matches(a.name))
-      .map((a) => `the line sets ${a.name}, which env.deny forbids${why(a.name)}`);
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const a of assignments) {
+      const { name } = a;
+      if (seen.has(name)) continue;
+      if (this.denied.matches(name))
+        problems.push(`the line sets ${name}, which env.deny forbids${why(name)}`);
+      else if (this.inline && !matchesAny(name, this.inline) && (a.exported || this.inEnvironment(name)))
+        problems.push(`the line sets ${name}, which is not in env.allowInline${why(name)}`);
+      else continue;
+      seen.add(name);
+    }
+    return problems;
   }
 }
 

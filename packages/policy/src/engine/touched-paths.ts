@@ -1,8 +1,8 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, posix } from 'node:path';
 import { homeDirectory } from '../policy-file/policy-paths.js';
 import type { Token } from '../shell/analysis.js';
 import { picomatch } from './picomatch.js';
+import { SandboxView } from './sandbox-view.js';
 
 /** One path a command may touch, as a `path:` rule sees it. */
 export interface TouchedPath {
@@ -35,7 +35,11 @@ const MAX_GLOB_MATCHES = 256;
  * a pattern starting with `.`); one that matches nothing is kept as a glob.
  * Words built from expansions are not paths here (they are dynamic).
  */
-export function touchedPaths(words: readonly Token[], dirs: readonly string[] | null): TouchedPath[] {
+export function touchedPaths(
+  words: readonly Token[],
+  dirs: readonly string[] | null,
+  view: SandboxView = SandboxView.HOST,
+): TouchedPath[] {
   const out: TouchedPath[] = [];
   for (const raw of words.slice(1)) {
     const token = raw.literal ? raw : homeRelative(raw);
@@ -43,9 +47,9 @@ export function touchedPaths(words: readonly Token[], dirs: readonly string[] | 
     for (const word of candidates(token.text)) {
       const text = token.tilde && /^~(\/|$)/.test(word) ? homeDirectory() + word.slice(1) : word;
       if (token.tilde && /^~[^/]/.test(word)) continue;
-      if (isAbsolute(text)) out.push(...resolved(word, text, token.glob));
+      if (isAbsolute(text)) out.push(...resolved(word, text, token.glob, view));
       else if (dirs === null) out.push(unresolved(word, `**/${text}`));
-      else for (const dir of dirs) out.push(...resolved(word, posix.join(dir, text), token.glob));
+      else for (const dir of dirs) out.push(...resolved(word, posix.join(dir, text), token.glob, view));
     }
   }
   return out;
@@ -75,13 +79,13 @@ function candidates(text: string): string[] {
   return eq ? [text, eq[1]!] : [text];
 }
 
-function resolved(word: string, absolute: string, glob: boolean): TouchedPath[] {
+function resolved(word: string, absolute: string, glob: boolean, view: SandboxView): TouchedPath[] {
   if (glob) {
-    const matches = expandGlob(absolute);
+    const matches = expandGlob(absolute, view);
     if (matches === null || matches.length === 0) return [unresolved(word, absolute)];
-    return matches.map((m) => physical(word, normal(m)));
+    return matches.map((m) => physical(word, normal(m), view));
   }
-  return [physical(word, normal(absolute))];
+  return [physical(word, normal(absolute), view)];
 }
 
 /** An absolute path with `.`, `..`, repeated and trailing slashes removed, as the kernel reads it. */
@@ -94,21 +98,16 @@ function unresolved(word: string, path: string): TouchedPath {
   return { word, path, glob: true, physical: () => undefined };
 }
 
-function physical(word: string, path: string): TouchedPath {
+function physical(word: string, path: string, view: SandboxView): TouchedPath {
   let real: string | null | undefined;
   return {
     word,
     path,
     physical: () => {
       if (real === undefined) {
-        // A path that does not exist opens nothing; lstat first, as a failed realpath is slow.
-        // Any failure (a name too long, a loop, no permission) leaves the path as written.
-        real = null;
-        try {
-          if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) real = realpathSync.native(path);
-        } catch {
-          real = null;
-        }
+        // A path that does not exist (in the command's view) opens nothing.
+        const found = view.resolve(path);
+        real = found.exists ? found.path : null;
       }
       return real !== null && real !== path ? real : undefined;
     },
@@ -121,7 +120,7 @@ function physical(word: string, path: string): TouchedPath {
  * only when the segment's pattern starts with one. `null` when there are
  * more than `MAX_GLOB_MATCHES` matches.
  */
-function expandGlob(pattern: string): string[] | null {
+function expandGlob(pattern: string, view: SandboxView): string[] | null {
   let found = ['/'];
   for (const segment of pattern.split('/').filter((s) => s !== '')) {
     const next: string[] = [];
@@ -130,12 +129,8 @@ function expandGlob(pattern: string): string[] | null {
     } else {
       const match = picomatch(segment, { dot: segment.startsWith('.'), nobrace: true, noextglob: true });
       for (const dir of found) {
-        let names: string[];
-        try {
-          names = readdirSync(dir);
-        } catch {
-          continue;
-        }
+        const names = view.readdir(dir);
+        if (names === null) continue;
         for (const name of names) if (match(name)) next.push(posix.join(dir, name));
       }
     }
@@ -143,12 +138,11 @@ function expandGlob(pattern: string): string[] | null {
     found = next;
   }
   // A literal segment after a glob keeps only the paths that exist (a dangling symlink counts).
-  return found.filter((p) => {
-    try {
-      lstatSync(p);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return found.filter((p) => existsInView(p, view));
+}
+
+/** `path` itself exists in the view (a dangling symlink counts, as for lstat). */
+function existsInView(path: string, view: SandboxView): boolean {
+  const names = view.readdir(posix.dirname(path));
+  return names?.includes(posix.basename(path)) === true;
 }

@@ -280,6 +280,7 @@ function build(
     inherit: raw.env?.inherit ?? DEFAULT_INHERIT,
     allowClientSet: raw.env?.allowClientSet ?? [],
     deny: raw.env?.deny ?? [],
+    ...(raw.env?.allowInline !== undefined ? { allowInline: raw.env.allowInline } : {}),
   };
   const patterns = (key: 'allow' | 'deny'): WritePattern[] =>
     (raw.writes?.[key] ?? []).map((pattern, i) => ({

@@ -51,6 +51,11 @@ export interface EnvPolicy {
   readonly allowClientSet: readonly string[];
   /** Globs of names nobody may set (the built-in floor is added to these). */
   readonly deny: readonly string[];
+  /**
+   * Globs of the names a line may assign (`NAME=value cmd`, `export`,
+   * `env NAME=…`, `read NAME`, …); absent, any name deny does not forbid.
+   */
+  readonly allowInline?: readonly string[];
 }
 
 /** One `writes.allow`/`writes.deny` pattern. */

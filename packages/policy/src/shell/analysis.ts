@@ -23,6 +23,12 @@ export interface Assignment {
   readonly name: string;
   readonly range?: Range;
   readonly via: readonly string[];
+  /**
+   * The value reaches a program's environment: a prefix (`NAME=v cmd`),
+   * `export`/`declare -x`, an `env`/`sudo` operand. Otherwise a shell
+   * variable, which reaches programs only when the name is already exported.
+   */
+  readonly exported?: true;
 }
 
 /** Everything the engine needs to judge a line, independent of any policy. */

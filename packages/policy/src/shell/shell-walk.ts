@@ -81,6 +81,8 @@ export interface Scope {
   readonly redirects?: readonly Redirection[];
   /** The command being emitted gets run-time words appended to its argv (run by `xargs`). */
   readonly appendsInput?: boolean;
+  /** Inside `xargs -I R`: R, which xargs replaces with its input (any words). */
+  readonly xargsReplace?: string;
 }
 
 /**
@@ -183,6 +185,15 @@ export class ShellWalk {
       case 'redirected_statement':
         this.redirectedStatement(node, scope);
         return;
+      case 'for_statement': {
+        // `for NAME in …` (and `select`) assigns NAME: `for PATH in /tmp; do ls; done` sets PATH.
+        const variable = node.childForFieldName('variable');
+        if (variable)
+          this.assignments.push({ name: variable.text, range: this.range(variable, scope), via: scope.via });
+        const label = VIA[node.type];
+        this.children(node, label ? { ...scope, via: [...scope.via, label] } : scope);
+        return;
+      }
       case 'command_substitution':
         this.findings(backquoteMisreadings(node), scope);
         this.children(node, { ...withoutRedirects(scope), via: [...scope.via, 'command_substitution'] });
@@ -298,7 +309,7 @@ export class ShellWalk {
         }
         words.push(child);
       } else if (child.type === 'variable_assignment') {
-        this.assignment(child, scope);
+        this.assignment(child, scope, true);
         continue;
       } else if (field === 'redirect') {
         redirects.push(child);
@@ -362,6 +373,7 @@ export class ShellWalk {
       ...(at ? { range: at } : {}),
       via: scope.via,
       ...(scope.redirects && scope.redirects.length > 0 ? { redirects: scope.redirects } : {}),
+      ...runTimeInput(scope, argv),
     };
     this.commands.push(command);
     this.words.push(argv);
@@ -389,6 +401,7 @@ export class ShellWalk {
       via: [...scope.via, wrapped.via],
       depth: scope.depth + 1,
       ...(wrapped.replace ? { replace: wrapped.replace } : {}),
+      ...(wrapped.replace && wrapped.via === 'xargs' ? { xargsReplace: wrapped.replace } : {}),
       ...(wrapped.appendsInput || scope.appendsInput ? { appendsInput: true } : {}),
     };
     if (wrapped.problem) this.problem(scope, 'unparseable', wrapped.problem, at);
@@ -415,6 +428,7 @@ export class ShellWalk {
         name: a.text.slice(0, a.text.indexOf('=')),
         ...(at ? { range: at } : {}),
         via: inner.via,
+        exported: true,
       });
     }
     for (const run of wrapped.run) this.emit(run, at, inner);
@@ -449,11 +463,16 @@ export class ShellWalk {
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === 'variable_assignment') {
-        this.assignment(child, scope);
+        this.assignment(child, scope, exporting);
         argv.push({ ...wordToken([child]), text: child.text });
       } else {
         if (child.type === 'variable_name' && exporting) {
-          this.assignments.push({ name: child.text, range: this.range(child, scope), via: scope.via });
+          this.assignments.push({
+            name: child.text,
+            range: this.range(child, scope),
+            via: scope.via,
+            exported: true,
+          });
         }
         this.walk(child, scope);
         argv.push(wordToken([child]));
@@ -462,11 +481,19 @@ export class ShellWalk {
     this.emit(argv, this.range(node, scope), scope);
   }
 
-  private assignment(node: Node, scope: Scope): void {
+  /** `exported`: the value reaches a command's environment (`NAME=v cmd`, `export NAME=v`). */
+  private assignment(node: Node, scope: Scope, exported = false): void {
     const target = node.childForFieldName('name') ?? node.firstNamedChild;
     const name =
       target?.type === 'subscript' ? (target.childForFieldName('name')?.text ?? target.text) : target?.text;
-    if (name) this.assignments.push({ name, range: this.range(node, scope), via: scope.via });
+    if (name) {
+      this.assignments.push({
+        name,
+        range: this.range(node, scope),
+        via: scope.via,
+        ...(exported ? { exported: true } : {}),
+      });
+    }
     for (const child of node.namedChildren) if (child) this.walk(child, scope);
   }
 
@@ -507,6 +534,15 @@ export class ShellWalk {
 /** Adjacent word nodes with nothing between them are one shell word (`$"…"`). */
 function groupWords(nodes: readonly Node[]): Token[] {
   return groupNodes(nodes).map((g) => wordToken(g));
+}
+
+/** The `runTimeInput` of a command emitted in `scope` (run by `xargs`). */
+function runTimeInput(scope: Scope, argv: readonly Token[]): Pick<SimpleCommand, 'runTimeInput'> {
+  const placeholder = scope.xargsReplace;
+  if (placeholder !== undefined && argv.some((t) => t.text.includes(placeholder))) {
+    return { runTimeInput: { placeholder } };
+  }
+  return scope.appendsInput ? { runTimeInput: {} } : {};
 }
 
 function withRedirects(scope: Scope, writes: readonly Redirection[]): Scope {
