@@ -40,6 +40,12 @@ export interface PolicyLimits {
   /** Ceiling of an MCP tool result's character budget. */
   readonly maxOutputChars?: number;
   readonly timeoutSeconds?: number;
+  /** Sandbox only: processes (threads included) one terminal may run at once. */
+  readonly processes?: number;
+  /** Sandbox only: the data segment (heap and private mappings) one process may use, in MiB. */
+  readonly memoryMiB?: number;
+  /** Sandbox only: the size of a terminal's private /tmp (a tmpfs), in MiB. */
+  readonly tmpMiB?: number;
 }
 
 export interface EnvPolicy {
@@ -97,6 +103,8 @@ export interface SandboxPolicy {
   readonly protectGit: boolean;
   readonly privateTmp: boolean;
   readonly network: 'none' | 'all' | { readonly allow: readonly string[] };
+  /** The unprivileged user commands run as when the server is root; `null`: termgate-sandbox. */
+  readonly user?: string | null;
 }
 
 /** A validated policy. Immutable; safe to share. */

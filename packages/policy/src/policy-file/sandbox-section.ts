@@ -15,6 +15,7 @@ export interface RawSandbox {
     privateTmp?: boolean;
   };
   network?: 'none' | 'all' | { allow: string[] };
+  user?: string;
 }
 
 type IssueAt = (at: DocPath, message: string, key?: string) => PolicyIssue;
@@ -51,6 +52,7 @@ export function buildSandboxPolicy(raw: RawSandbox | undefined, policyDir: strin
     privateTmp: fs.privateTmp ?? true,
     network:
       typeof network === 'string' ? network : Object.freeze({ allow: Object.freeze([...network.allow]) }),
+    user: raw.user ?? null,
   });
 }
 
@@ -65,4 +67,5 @@ const OFF: SandboxPolicy = Object.freeze({
   protectGit: true,
   privateTmp: true,
   network: 'all',
+  user: null,
 });

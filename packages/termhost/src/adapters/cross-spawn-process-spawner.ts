@@ -26,7 +26,7 @@ export class CrossSpawnProcessSpawner implements ProcessSpawner {
           cwd: request.cwd,
           env: request.env,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: ['ignore', 'pipe', 'pipe', ...(request.extraFds ?? [])],
           windowsHide: true,
         });
       } catch (error) {

@@ -18,9 +18,16 @@ import type { SandboxProfile } from '../../sandbox-profile.js';
  * - Mounts, in order, each later one winning: `/` read-only, a new `/dev`
  *   and `/proc`, the private `/tmp`, the writable paths, the read-only
  *   carve-outs, the hidden paths.
+ * - The kernel layers (`kernel`, see {@link kernelArguments}): the syscall
+ *   filter, no nested user namespaces, the size of the private `/tmp`.
  */
-export function bubblewrapArguments(profile: SandboxProfile, cwd: string): string[] {
+export function bubblewrapArguments(
+  profile: SandboxProfile,
+  cwd: string,
+  kernel: KernelConfinement = NO_KERNEL_LAYERS,
+): string[] {
   const args = [
+    ...kernelArguments(kernel),
     '--die-with-parent',
     '--unshare-user',
     '--unshare-pid',
@@ -38,7 +45,7 @@ export function bubblewrapArguments(profile: SandboxProfile, cwd: string): strin
     '/proc',
   ];
   const fs = profile.filesystem;
-  if (fs.tmp !== null) args.push('--bind', fs.tmp, '/tmp');
+  if (fs.tmp !== null) args.push(...privateTmpArguments(kernel));
   for (const path of parentsFirst(fs.writable)) args.push('--bind', path, path);
   for (const path of parentsFirst(fs.readOnly)) args.push('--ro-bind', path, path);
   for (const path of parentsFirst(fs.hiddenDirectories)) args.push('--tmpfs', path, '--remount-ro', path);
@@ -50,4 +57,37 @@ export function bubblewrapArguments(profile: SandboxProfile, cwd: string): strin
 /** Shorter paths first, so that a path nested in another is mounted after it and stays visible. */
 function parentsFirst(paths: readonly string[]): string[] {
   return [...new Set(paths)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+// ---- Kernel layers: the syscall filter, nested user namespaces, the private /tmp's size. ----
+
+/** What `bubblewrapArguments` adds beyond the namespaces and the view. */
+export interface KernelConfinement {
+  /** The descriptor (in bwrap) of a compiled seccomp filter, for `--seccomp`; `null`: none. */
+  readonly seccompFd: number | null;
+  /** `--disable-userns`: the command cannot create user namespaces (bwrap ≥ 0.8). */
+  readonly disableUserns: boolean;
+  /** Size of the private `/tmp` tmpfs, in bytes; `null`: unbounded (half the RAM, the kernel's default). */
+  readonly tmpBytes: number | null;
+}
+
+/** No kernel layer: the probe of `check` and the bench's floor. */
+export const NO_KERNEL_LAYERS: KernelConfinement = Object.freeze({
+  seccompFd: null,
+  disableUserns: false,
+  tmpBytes: null,
+});
+
+/** `--disable-userns` and `--seccomp FD`, as `kernel` asks. */
+export function kernelArguments(kernel: KernelConfinement): string[] {
+  const args: string[] = [];
+  if (kernel.disableUserns) args.push('--disable-userns');
+  if (kernel.seccompFd !== null) args.push('--seccomp', String(kernel.seccompFd));
+  return args;
+}
+
+/** The private `/tmp`: a tmpfs of the command's own (so one per terminal), sticky and world-writable like /tmp. */
+function privateTmpArguments(kernel: KernelConfinement): string[] {
+  const size = kernel.tmpBytes === null ? [] : ['--size', String(kernel.tmpBytes)];
+  return ['--perms', '1777', ...size, '--tmpfs', '/tmp'];
 }

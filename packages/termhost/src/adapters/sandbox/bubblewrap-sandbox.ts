@@ -1,13 +1,22 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
 import type { SandboxProfile } from '../../sandbox-profile.js';
 import { assertExecutable, findOnPath } from '../executable-check.js';
-import { bubblewrapArguments } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, type KernelConfinement } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
+import { identityPrefix, type SandboxIdentity } from './sandbox-identity.js';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  describeLimits,
+  rlimitArguments,
+  type SandboxLimits,
+} from './sandbox-limits.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+import { compileSeccompFilter, type SeccompFilter } from './seccomp-filter.js';
+import { sessionKeyringPrefix } from './session-keyring.js';
 
 /** The loopback port of the proxy relay inside the sandboxes' network namespace. */
 export const SANDBOX_PROXY_PORT = 3128;
@@ -27,7 +36,39 @@ export interface BubblewrapSandboxOptions {
   readonly runtimeDir: string;
   /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
+  /**
+   * Who commands run as: `null`, the server's own uid (refused when that is
+   * root: a command must never be uid 0 to the kernel). Default `null`.
+   */
+  readonly identity?: SandboxIdentity | null;
+  /** Per-terminal limits. Default {@link DEFAULT_SANDBOX_LIMITS}. */
+  readonly limits?: SandboxLimits;
 }
+
+/** The layers in force, one line each, for the server-start record. */
+export interface SandboxLayers {
+  readonly identity: string;
+  readonly keyring: string;
+  readonly filter: string;
+  readonly limits: string;
+}
+
+/** The kernel layers a started sandbox applies to every command (see `BubblewrapSandbox.start`). */
+interface KernelLayers {
+  readonly identity: SandboxIdentity | null;
+  /** First of the chain: setpriv to the identity, or nothing. */
+  readonly setIdentity: readonly string[];
+  /** Just before bwrap: the fresh session keyring. */
+  readonly newKeyring: readonly string[];
+  /** Inside bwrap, before the command: the rlimits. */
+  readonly inner: readonly string[];
+  readonly filter: SeccompFilter;
+  readonly confinement: KernelConfinement;
+  readonly layers: SandboxLayers;
+}
+
+/** The filter's descriptor in the spawned chain: the first one after stdin, stdout and stderr. */
+const SECCOMP_FD = 3;
 
 /**
  * Confines commands with bubblewrap (`bwrap`), the tool Flatpak, Codex and
@@ -51,6 +92,7 @@ export class BubblewrapSandbox {
   readonly #nsenter: string | null;
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
+  readonly #kernel: KernelLayers;
   #closed = false;
 
   private constructor(
@@ -58,11 +100,18 @@ export class BubblewrapSandbox {
     nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
+    kernel: KernelLayers,
   ) {
     this.#bwrap = bwrap;
     this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
+    this.#kernel = kernel;
+  }
+
+  /** The kernel layers in force for every command. */
+  get layers(): SandboxLayers {
+    return this.#kernel.layers;
   }
 
   /**
@@ -76,10 +125,19 @@ export class BubblewrapSandbox {
     return bwrap;
   }
 
+  /**
+   * Also sets up the kernel layers, failing closed (SandboxUnavailableError
+   * naming the fix) when one cannot be: the identity (refused as root
+   * without one), the syscall filter (compiled here, once, into
+   * `runtimeDir`), the keyring and the limits; then runs `true` once
+   * through the complete chain every command takes.
+   */
   static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
-    if (options.network === 'all') return new BubblewrapSandbox(bwrap, null, null, null);
+    const kernel = kernelLayers(options);
+    await probeChain(bwrap, kernel);
+    if (options.network === 'all') return new BubblewrapSandbox(bwrap, null, null, null, kernel);
     const nsenter = findProgram('nsenter', path, 'util-linux');
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
@@ -102,8 +160,11 @@ export class BubblewrapSandbox {
       ];
     }
     try {
-      const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity']);
-      return new BubblewrapSandbox(bwrap, nsenter, holder, proxy);
+      if (proxy !== null && kernel.identity !== null)
+        allowSocket(join(options.runtimeDir, 'proxy.sock'), kernel.identity);
+      // The holder runs as the commands' identity: they can enter only a user namespace of their own uid.
+      const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity'], kernel.setIdentity);
+      return new BubblewrapSandbox(bwrap, nsenter, holder, proxy, kernel);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -144,11 +205,29 @@ export class BubblewrapSandbox {
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
-    const spawned = await inner.spawn({
-      argv: [...prefix, this.#bwrap, ...bubblewrapArguments(profile, request.cwd), ...request.argv],
-      cwd: request.cwd,
-      env,
-    });
+    if (this.#kernel.identity !== null) trustRepositories(env);
+    const kernel = this.#kernel;
+    // Opened anew per command: bwrap reads the descriptor to its end.
+    const filterFd = openSync(kernel.filter.path, 'r');
+    let spawned: SpawnedProcess;
+    try {
+      spawned = await inner.spawn({
+        argv: [
+          ...kernel.setIdentity,
+          ...prefix,
+          ...kernel.newKeyring,
+          this.#bwrap,
+          ...bubblewrapArguments(profile, request.cwd, kernel.confinement),
+          ...kernel.inner,
+          ...request.argv,
+        ],
+        cwd: request.cwd,
+        env,
+        extraFds: [filterFd],
+      });
+    } finally {
+      closeSync(filterFd);
+    }
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
     return {
       pid: spawned.pid,
@@ -194,10 +273,17 @@ class NamespaceHolder {
     });
   }
 
-  static async start(bwrap: string, command: readonly string[]): Promise<NamespaceHolder> {
+  /** `asIdentity`: the argv prefix (setpriv) that starts it as the commands' uid, or nothing. */
+  static async start(
+    bwrap: string,
+    command: readonly string[],
+    asIdentity: readonly string[] = [],
+  ): Promise<NamespaceHolder> {
+    const [program, ...prefixArgs] = [...asIdentity, bwrap];
     const child = spawn(
-      bwrap,
+      program!,
       [
+        ...prefixArgs,
         '--die-with-parent',
         '--unshare-user',
         '--unshare-net',
@@ -337,6 +423,127 @@ function probe(bwrap: string): Promise<void> {
       },
     );
   });
+}
+
+// ---- Kernel layers: identity, keyring, syscall filter, limits (set up once per server start). ----
+
+const SYSTEM_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+
+function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
+  const identity = options.identity ?? null;
+  if (identity === null && process.getuid?.() === 0) {
+    throw new SandboxUnavailableError(
+      'termgate serves as root and no unprivileged identity was given: sandboxed commands would be uid 0 to the kernel',
+      'create the sandbox user (node scripts/ensure-system-packages.mjs --runtime) or name one in sandbox.user',
+    );
+  }
+  const limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
+  const setpriv = identity === null ? null : findProgram('setpriv', SYSTEM_PATH, 'util-linux');
+  const prlimit = findProgram('prlimit', SYSTEM_PATH, 'util-linux');
+  const perl = findProgram('perl', SYSTEM_PATH, 'perl-base');
+  const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'));
+  return {
+    identity,
+    setIdentity: setpriv === null || identity === null ? [] : identityPrefix(setpriv, identity),
+    newKeyring: sessionKeyringPrefix(perl),
+    inner: rlimitArguments(prlimit, limits),
+    filter,
+    confinement: { seccompFd: SECCOMP_FD, disableUserns: true, tmpBytes: limits.tmpMiB * 1024 * 1024 },
+    layers: {
+      identity:
+        identity === null
+          ? `the server's own uid ${process.getuid?.() ?? '?'} (not root)`
+          : `user ${identity.user} (uid ${identity.uid}, gid ${identity.gid}, no supplementary groups)`,
+      keyring: 'a fresh, empty session keyring per command',
+      filter: `seccomp (libseccomp), native ABI only; refused: ${filter.refused.join(', ')}; no nested user namespaces (--disable-userns)`,
+      limits: describeLimits(limits),
+    },
+  };
+}
+
+/**
+ * Runs `true` through the whole chain a command takes (identity, keyring,
+ * bwrap with the filter and a private /tmp, rlimits), so that a layer the
+ * machine cannot apply stops the start instead of every command.
+ */
+function probeChain(bwrap: string, kernel: KernelLayers): Promise<void> {
+  const profile: SandboxProfile = {
+    ...PROBE_PROFILE,
+    filesystem: { ...PROBE_PROFILE.filesystem, tmp: '/tmp' },
+  };
+  const argv = [
+    ...kernel.setIdentity,
+    ...kernel.newKeyring,
+    bwrap,
+    ...bubblewrapArguments(profile, '/', kernel.confinement),
+    ...kernel.inner,
+    'true',
+  ];
+  const filterFd = openSync(kernel.filter.path, 'r');
+  return new Promise<void>((resolveProbe, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', filterFd] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const fail = (why: string): void =>
+      reject(
+        new SandboxUnavailableError(
+          `the sandbox's kernel layers cannot be applied here: ${why}`,
+          'check that the sandbox user exists and can run bwrap, and that python3-seccomp, util-linux and perl are installed',
+        ),
+      );
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error.message);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolveProbe();
+      else fail(stderr.trim() || `exit ${code ?? signal}`);
+    });
+  }).finally(() => closeSync(filterFd));
+}
+
+/** The proxy's socket, connectable by the identity (the relay runs as it). */
+function allowSocket(socketPath: string, identity: SandboxIdentity): void {
+  try {
+    execFileSync('setfacl', ['-m', `u:${identity.uid}:rw`, '--', socketPath], {
+      stdio: 'ignore',
+      env: { PATH: SYSTEM_PATH },
+    });
+    for (
+      let dir = dirname(socketPath);
+      dir !== dirname(dir) && !(statSync(dir).mode & 0o001);
+      dir = dirname(dir)
+    ) {
+      execFileSync('setfacl', ['-m', `u:${identity.uid}:x`, '--', dir], {
+        stdio: 'ignore',
+        env: { PATH: SYSTEM_PATH },
+      });
+    }
+  } catch (error) {
+    throw new SandboxUnavailableError(
+      `cannot let the sandbox user reach the network proxy's socket: ${(error as Error).message}`,
+      'install the Debian/Ubuntu package "acl" (apt-get install acl)',
+    );
+  }
+}
+
+/**
+ * Under a dedicated identity the workspace's repositories belong to another
+ * user, which git refuses ("dubious ownership") unless told they are safe.
+ * They are the person's own, their git dirs read-only in the sandbox: tell
+ * git so, through its command-line configuration in the environment, the
+ * one place besides system and global config that `safe.directory` is read from.
+ */
+function trustRepositories(env: Record<string, string>): void {
+  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10);
+  const n = Number.isInteger(count) && count >= 0 ? count : 0;
+  env.GIT_CONFIG_COUNT = String(n + 1);
+  env[`GIT_CONFIG_KEY_${n}`] = 'safe.directory';
+  env[`GIT_CONFIG_VALUE_${n}`] = '*';
 }
 
 function findProgram(name: string, path: string, debianPackage: string): string {
