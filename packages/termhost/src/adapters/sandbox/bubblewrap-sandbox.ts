@@ -135,14 +135,17 @@ export class BubblewrapSandbox {
   static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
+    // Every program first, so that a missing one is named before anything runs.
+    const nsenter = options.network === 'all' ? null : findProgram('nsenter', path, 'util-linux');
+    const socat = typeof options.network === 'object' ? findProgram('socat', path, 'socat') : null;
     const kernel = kernelLayers(options);
     await probeChain(bwrap, kernel);
-    if (options.network === 'all') return new BubblewrapSandbox(bwrap, null, null, null, kernel);
-    const nsenter = findProgram('nsenter', path, 'util-linux');
+    if (options.network === 'all' || nsenter === null) {
+      return new BubblewrapSandbox(bwrap, null, null, null, kernel);
+    }
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
-    if (typeof options.network === 'object') {
-      const socat = findProgram('socat', path, 'socat');
+    if (typeof options.network === 'object' && socat !== null) {
       const socketPath = join(options.runtimeDir, 'proxy.sock');
       proxy = await HttpAllowlistProxy.listen({
         socketPath,
