@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { CrossSpawnProcessSpawner } from '../../../src/adapters/cross-spawn-process-spawner.js';
 import { readStat } from '../../../src/adapters/posix-process-group.js';
 import { BubblewrapSandbox } from '../../../src/adapters/sandbox/bubblewrap-sandbox.js';
-import { grantSandboxAccess, resolveSandboxIdentity } from '../../../src/adapters/sandbox/sandbox-identity.js';
+import {
+  grantSandboxAccess,
+  resolveSandboxIdentity,
+} from '../../../src/adapters/sandbox/sandbox-identity.js';
 import { SandboxUnavailableError } from '../../../src/adapters/sandbox/sandbox-unavailable-error.js';
 import type { SandboxProfile } from '../../../src/sandbox-profile.js';
 
