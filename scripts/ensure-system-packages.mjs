@@ -16,6 +16,7 @@
 //   python3, curl, git: used by the sandbox escape suite as an agent would
 //   rsyslog     rsyslogd: the audit-shipping test tails the trail with imfile
 //   chromium    the audit report's browser test (driven by playwright-core)
+//   openssl     checks signed checkpoints' bytes as an independent verifier would
 //
 // As root it runs apt-get itself; otherwise through `sudo -n` when that works;
 // else it prints the command to run and exits 1. It never skips silently.
@@ -45,6 +46,7 @@ const NEEDED = process.argv.includes('--runtime')
       { command: 'keyctl', pkg: 'keyutils' },
       { command: 'gcc', pkg: 'gcc' },
       { command: 'make', pkg: 'make' },
+      { command: 'openssl', pkg: 'openssl' },
     ];
 
 const onPath = (command, extra = []) =>

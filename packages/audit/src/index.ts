@@ -27,10 +27,12 @@ export {
   type CheckpointMember,
   checkCheckpoint,
   checkpointMessage,
+  isFinalCheckpoint,
   keyId,
   signCheckpoint,
 } from './checkpoint.js';
 export { type AuditLine, readAuditLines } from './line-reader.js';
+export { isWriterRunning } from './live-writer.js';
 export { AUDIT_SINK, type AuditEvent, type AuditSink } from './ports/audit-sink.js';
 export {
   type AuditDecision,
@@ -47,6 +49,7 @@ export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } fro
 export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './signing-key.js';
 export { AuditSummarizer, type AuditSummary } from './summary.js';
 export { listTrailDirectory } from './trail-files.js';
+export { type TrailWriter, TrailWriters } from './trail-writers.js';
 export { type VerifyResult, verifyAuditFile, verifyAuditLines } from './verify.js';
 export {
   type TrailCheckpoints,

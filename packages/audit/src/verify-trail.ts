@@ -1,9 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import { basename } from 'node:path';
 import type { ChainHead } from './chain.js';
-import { checkCheckpoint } from './checkpoint.js';
+import { checkCheckpoint, isFinalCheckpoint } from './checkpoint.js';
 import { readAuditLines } from './line-reader.js';
 import { isSealedRecord, openSealedLine, type SealedRecord } from './sealed-record.js';
+import { type TrailWriter, TrailWriters } from './trail-writers.js';
 import { verifyAuditLines } from './verify.js';
 
 export interface TrailVerifyOptions {
@@ -41,6 +42,14 @@ export interface TrailCheckpoints {
   readonly signedThrough: number | null;
   /** Records after the last checkpoint record (all records when there is none). */
   readonly unsigned: number;
+  /**
+   * Whether the trail's last record is a checkpoint marked final (a writer's
+   * stop). With `publicKeys` its signature was checked too (the mark is
+   * signed). Without keys it is only what the record says.
+   */
+  readonly final: boolean;
+  /** Checkpoints marked final, anywhere in the trail; 0 in trails written before the mark existed. */
+  readonly finalCount: number;
 }
 
 export interface TrailVerifyResult {
@@ -52,6 +61,8 @@ export interface TrailVerifyResult {
   readonly head: ChainHead | null;
   readonly problem?: TrailProblem;
   readonly checkpoints: TrailCheckpoints;
+  /** Servers that started writing the trail and have no `server-stop` in the intact part. */
+  readonly writers: readonly TrailWriter[];
 }
 
 /**
@@ -78,11 +89,19 @@ export function verifyAuditTrail(
   let count = 0;
   let signedThrough: number | null = null;
   let lastCheckpointSeq = 0;
+  let lastFinalSeq = 0;
+  let finalCount = 0;
+  const writers = new TrailWriters();
   const check = (record: SealedRecord, previous: ChainHead | null): string | null => {
+    writers.note(record.record, record.seq);
     const member = record.record.checkpoint;
     if (member === undefined) return null;
     count += 1;
     lastCheckpointSeq = record.seq;
+    if (isFinalCheckpoint(member)) {
+      lastFinalSeq = record.seq;
+      finalCount += 1;
+    }
     if (keys === undefined) return null;
     if (previous === null) return 'a checkpoint cannot be the first record';
     const problem = checkCheckpoint(member, previous, keys);
@@ -107,7 +126,10 @@ export function verifyAuditTrail(
       checked: keys !== undefined,
       signedThrough,
       unsigned: head === null ? 0 : head.seq - lastCheckpointSeq,
+      final: head !== null && lastFinalSeq === head.seq,
+      finalCount,
     },
+    writers: writers.open,
   });
 
   for (const [index, file] of files.entries()) {

@@ -74,8 +74,77 @@ describe('signed checkpoints', () => {
     expect(result).toMatchObject({
       ok: true,
       records: 15,
-      checkpoints: { count: 3, checked: true, signedThrough: 14, unsigned: 0 },
+      checkpoints: { count: 3, checked: true, signedThrough: 14, unsigned: 0, final: true, finalCount: 1 },
     });
+    expect(all.map((r) => (r.checkpoint as { final?: boolean } | undefined)?.final)).toEqual([
+      ...Array(14).fill(undefined),
+      true,
+    ]);
+  });
+
+  test('a trail cut at any record boundary before its end does not end with a final checkpoint', () => {
+    const lines = signedTrail();
+    for (let kept = 1; kept <= lines.length; kept += 1) {
+      fs.writeFileSync(file, `${lines.slice(0, kept).join('\n')}\n`);
+      const result = verifyAuditTrail([file], { publicKeys: keys() });
+      // Every cut is an intact chain with valid signatures: only the final mark tells it from the whole.
+      expect([kept, result.ok, result.checkpoints.final]).toEqual([kept, true, kept === lines.length]);
+    }
+    // The cut of issue 28: right after the checkpoint at seq 12, so nothing is unsigned.
+    fs.writeFileSync(file, `${lines.slice(0, 12).join('\n')}\n`);
+    expect(verifyAuditTrail([file], { publicKeys: keys() }).checkpoints).toMatchObject({
+      unsigned: 0,
+      final: false,
+      finalCount: 0,
+    });
+  });
+
+  test('the final mark can be neither added to a checkpoint nor removed from one without the key', () => {
+    const lines = signedTrail();
+    const added = rewriteFrom(lines, 11, (record) => ({
+      ...record,
+      checkpoint: { ...(record.checkpoint as object), final: true },
+    }));
+    fs.writeFileSync(file, `${added.slice(0, 12).join('\n')}\n`);
+    expect(verifyAuditTrail([file])).toMatchObject({ ok: true }); // the chain alone cannot tell
+    expect(verifyAuditTrail([file], { publicKeys: keys() }).problem).toMatchObject({
+      seq: 12,
+      message: expect.stringMatching(/signature does not verify/),
+    });
+    const removed = rewriteFrom(lines, 14, (record) => {
+      const { final: _final, ...member } = record.checkpoint as Record<string, unknown>;
+      return { ...record, checkpoint: member };
+    });
+    fs.writeFileSync(file, `${removed.join('\n')}\n`);
+    expect(verifyAuditTrail([file], { publicKeys: keys() }).problem).toMatchObject({
+      seq: 15,
+      message: expect.stringMatching(/signature does not verify/),
+    });
+    const odd = rewriteFrom(lines, 14, (record) => ({
+      ...record,
+      checkpoint: { ...(record.checkpoint as object), final: 'yes' },
+    }));
+    fs.writeFileSync(file, `${odd.join('\n')}\n`);
+    expect(verifyAuditTrail([file], { publicKeys: keys() }).problem?.message).toMatch(
+      /final is "yes", not true or absent/,
+    );
+  });
+
+  test('a stop right after a records checkpoint still ends with a final checkpoint', () => {
+    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file), {
+      privateKey: loadSigningKey(keyPath),
+      everyRecords: 3,
+    });
+    for (let n = 0; n < 3; n += 1) sink.append({ event: { action: 'x' }, termgate: { n } });
+    sink.close();
+    expect(records(file).map((r) => [r.seq, r.checkpoint === undefined ? '-' : r.checkpoint])).toEqual([
+      [1, '-'],
+      [2, '-'],
+      [3, '-'],
+      [4, expect.not.objectContaining({ final: true })],
+      [5, expect.objectContaining({ seq: 4, final: true })],
+    ]);
+    expect(verifyAuditTrail([file], { publicKeys: keys() }).checkpoints.final).toBe(true);
   });
 
   test('a checkpoint re-signed with another key is refused', () => {
@@ -159,7 +228,12 @@ describe('signed checkpoints', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(records(file)).toHaveLength(2);
     sink.close();
-    expect(records(file)).toHaveLength(2);
+    // Only the final one, at close.
+    expect(records(file).map((r) => r.checkpoint)).toEqual([
+      undefined,
+      expect.not.objectContaining({ final: true }),
+      expect.objectContaining({ seq: 2, final: true }),
+    ]);
   });
 
   test('checkpoints and rotation together: a rotated, signed trail verifies as one', () => {

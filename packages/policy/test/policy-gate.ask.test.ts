@@ -226,6 +226,27 @@ describe('PolicyGate: ask', () => {
     expect(refusing.questions).toHaveLength(4);
   });
 
+  test('an allow_always of argv `git push origin` does not cover `git push --force origin` (nor other arguments)', async () => {
+    // The argv form (program and arguments, no shell): the arguments are the
+    // approval's key as much as the program is.
+    const table = new TableJudge([{ match: /^git/, decision: ask('asks', ['ask-git']) }]);
+    const gate = new PolicyGate(table, new InMemoryAuditSink(), POLICY);
+    const argv = (args: string[]) => ({ command: 'git', args });
+    const approving = new ScriptedApprover(() => answered('allow_always'));
+    expect(
+      await gate.decide(gateRequest('create', 'git', argv(['push', 'origin']), caller(approving))),
+    ).toMatchObject({ allow: true });
+    expect(approving.questions[0]).toMatchObject({ command: 'git', args: ['push', 'origin'] });
+    const refusing = new ScriptedApprover(() => answered('deny'));
+    const again = (args: string[]) => gate.decide(gateRequest('create', 'git', argv(args), caller(refusing)));
+    expect(await again(['push', 'origin'])).toMatchObject({ allow: true });
+    expect(refusing.questions).toHaveLength(0);
+    for (const args of [['push', '--force', 'origin'], ['push'], []]) {
+      expect([args, await again(args)]).toMatchObject([args, { allow: false }]);
+    }
+    expect(refusing.questions.map((q) => q.args)).toEqual([['push', '--force', 'origin'], ['push'], []]);
+  });
+
   test('an approval does not change the sandbox: the same profile as an allow', async () => {
     const profile = { filesystem: { writable: ['/real/project'] } };
     const sandbox = { enabled: true, profile: () => profile } as never;

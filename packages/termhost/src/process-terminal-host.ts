@@ -102,8 +102,8 @@ export interface ProcessTerminalHostOptions {
 
 /**
  * {@link TerminalHost} over local processes: one process group per terminal,
- * stdin `/dev/null`, stdout and stderr merged in arrival order into a bounded
- * tail, a non-interactive environment (`NON_INTERACTIVE_ENV`).
+ * stdin `/dev/null`, stdout and stderr one pipe (in the order written) into a
+ * bounded tail, a non-interactive environment (`NON_INTERACTIVE_ENV`).
  *
  * Decisions beyond the port's contract:
  * - `create` consults the gate before any check that touches the system, then

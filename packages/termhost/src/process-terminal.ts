@@ -13,9 +13,9 @@ import type {
 } from './terminal-spec.js';
 
 /**
- * How long a terminal waits, after its leader exited, for stdout and stderr to
+ * How long a terminal waits, after its leader exited, for its output pipe to
  * end before it counts as exited anyway. Background jobs that inherited the
- * pipes would otherwise hold every wait open for as long as they run.
+ * pipe would otherwise hold every wait open for as long as they run.
  */
 export const EXIT_DRAIN_GRACE_MS = 250;
 
@@ -49,7 +49,7 @@ type OutputListener = (chunk: Uint8Array, totalBytes: number) => void;
 /**
  * @internal One spawned command: its bytes, its exit and its process group.
  *
- * Exited means: the leader's exit status is known **and** stdout and stderr
+ * Exited means: the leader's exit status is known **and** the output pipe
  * ended, or {@link EXIT_DRAIN_GRACE_MS} passed since the leader exited. Bytes
  * arriving later (from background jobs) are still retained and counted, but
  * are not in the exit report nor seen by waits.
@@ -71,7 +71,7 @@ export class ProcessTerminal {
   readonly #startedAt = performance.now();
   #leader: ProcessExit | null = null;
   #durationMs = 0;
-  #openStreams = 2;
+  #outputOpen = true;
   #status: ExitStatus | null = null;
   #timedOut = false;
   #killing: Promise<void> | null = null;
@@ -96,11 +96,10 @@ export class ProcessTerminal {
 
     const onData = (chunk: Buffer): void => this.#onData(chunk);
     const onClose = (): void => this.#onStreamClosed();
-    for (const stream of [init.process.stdout, init.process.stderr]) {
-      stream.on('data', onData);
-      stream.once('close', onClose);
-      stream.on('error', () => {}); // 'close' follows; a broken pipe is just the end of output
-    }
+    const stream = init.process.output;
+    stream.on('data', onData);
+    stream.once('close', onClose);
+    stream.on('error', () => {}); // 'close' follows; a broken pipe is just the end of output
     void init.process.exited.then((exit) => this.#onLeaderExit(exit));
 
     const timeoutMs = init.spec.timeoutMs;
@@ -196,8 +195,7 @@ export class ProcessTerminal {
     await this.#settled;
     clearTimeout(this.#timeoutTimer);
     clearTimeout(this.#drainTimer);
-    this.#process.stdout.destroy();
-    this.#process.stderr.destroy();
+    this.#process.output.destroy();
     this.#listeners.clear();
   }
 
@@ -257,15 +255,15 @@ export class ProcessTerminal {
   }
 
   #onStreamClosed(): void {
-    this.#openStreams--;
-    if (this.#openStreams === 0 && this.#leader !== null) this.#settle();
+    this.#outputOpen = false;
+    if (this.#leader !== null) this.#settle();
   }
 
   #onLeaderExit(exit: ProcessExit): void {
     this.#leader = exit;
     this.#durationMs = performance.now() - this.#startedAt;
     clearTimeout(this.#timeoutTimer);
-    if (this.#openStreams === 0) this.#settle();
+    if (!this.#outputOpen) this.#settle();
     else this.#drainTimer = setTimeout(() => this.#settle(), EXIT_DRAIN_GRACE_MS);
   }
 

@@ -87,8 +87,7 @@ describe('ProcessTerminalHost: kill', () => {
         const spawned = await plain.spawn(request);
         return {
           pid: spawned.pid,
-          stdout: spawned.stdout,
-          stderr: spawned.stderr,
+          output: spawned.output,
           exited: spawned.exited.then((exit) => delay(300, exit)),
           signalGroup: (signal) => spawned.signalGroup(signal),
           groupAlive: () => spawned.groupAlive(),

@@ -185,8 +185,7 @@ describe('ProcessTerminalHost: exit status', () => {
         const spawned = await plain.spawn(request);
         return {
           pid: spawned.pid,
-          stdout: spawned.stdout,
-          stderr: spawned.stderr,
+          output: spawned.output,
           exited: spawned.exited,
           signalGroup: (signal) => spawned.signalGroup(signal),
           groupAlive: () => spawned.groupAlive(),

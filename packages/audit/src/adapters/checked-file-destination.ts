@@ -15,7 +15,14 @@ import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../rot
 import { readChainTail } from '../tail.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
 import { catchUpWithOtherWriters, type WriterFile } from './other-writers.js';
-import { continuedFile, firstRecordTime, startFirstSegment, startSegment } from './trail-segments.js';
+import {
+  continuedFile,
+  firstRecordTime,
+  type StartedSegment,
+  startFirstSegment,
+  startSegment,
+  type TakenName,
+} from './trail-segments.js';
 
 export interface CheckedFileDestinationOptions {
   /** fsync the file after every record (and its directory when the file is created). */
@@ -79,6 +86,8 @@ export class CheckedFileDestination {
   private inAppend = false;
   private rotation: RotationPolicy | null = null;
   private now: () => Date = () => new Date();
+  /** Names rotation skipped because something planted was there, not yet reported. */
+  private planted: TakenName[] = [];
 
   private constructor(
     /** The file written now, as we last left it (see `other-writers.ts`). */
@@ -283,9 +292,20 @@ export class CheckedFileDestination {
     }
   }
 
+  /**
+   * The names rotations skipped since the last call because something that
+   * is not a regular file was there (see `startSegment`): tampering, for the
+   * sink to record.
+   */
+  takePlanted(): TakenName[] {
+    const planted = this.planted;
+    this.planted = [];
+    return planted;
+  }
+
   /** Continues in a new, empty segment, and points the path at it (see `rotation.ts`). */
   private rotate(): void {
-    let next: { fd: number; previousName: string | null };
+    let next: StartedSegment;
     try {
       next = startSegment(this.path, this.now());
     } catch (error) {
@@ -305,6 +325,7 @@ export class CheckedFileDestination {
     this.file.headInFile = false;
     this.file.startedAt = null;
     this.file.pendingPrevFile = next.previousName;
+    this.planted.push(...next.planted);
     if (this.fsync) fsyncDirectory(dirname(this.path));
   }
 

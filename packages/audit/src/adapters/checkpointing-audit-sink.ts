@@ -23,7 +23,10 @@ export type CheckpointReason = 'records' | 'interval' | 'stop';
  * after every `everyRecords` records, every `everyMs` when records were
  * written since the last checkpoint, and at `close` (after the stop record).
  * Each checkpoint is an `audit-checkpoint` record whose `checkpoint` member
- * signs the record before it.
+ * signs the record before it. The one at `close` is marked final (in the
+ * signed bytes), and is written whenever the trail has a record, even right
+ * after another checkpoint: a trail that does not end with a final
+ * checkpoint is open or cut.
  *
  * Contract: as the `AuditSink` port. A checkpoint that fails after a record
  * was written makes `append` throw (the record is in the file, the caller
@@ -73,11 +76,15 @@ export class CheckpointingAuditSink implements AuditSink {
     if (this.since >= this.everyRecords) this.checkpointIgnoringTimeout('records');
   }
 
-  /** Writes a checkpoint now if records were written since the last one. Throws what the sink throws. */
+  /**
+   * Writes a checkpoint now if records were written since the last one (a
+   * `stop` one, final, whenever the trail has a record). Throws what the sink throws.
+   */
   checkpoint(reason: CheckpointReason): void {
-    if (this.since === 0) return;
+    const final = reason === 'stop';
+    if (this.since === 0 && !(final && this.inner.head !== null)) return;
     this.inner.appendCheckpoint(
-      (head) => ({ ...signCheckpoint(this.options.privateKey, head, this.keyId) }),
+      (head) => ({ ...signCheckpoint(this.options.privateKey, head, this.keyId, final) }),
       {
         event: {
           kind: 'event',
@@ -85,7 +92,7 @@ export class CheckpointingAuditSink implements AuditSink {
           type: ['info'],
           action: 'audit-checkpoint',
           outcome: 'success',
-          reason: `signed checkpoint (${reason})`,
+          reason: final ? 'signed checkpoint (stop, final)' : `signed checkpoint (${reason})`,
         },
       },
     );

@@ -6,6 +6,7 @@ import { assertEventFields, ECS_VERSION, type ServiceInfo, serviceFields } from 
 import type { RotationPolicy } from '../rotation.js';
 import type { AppendLockOptions } from './append-lock.js';
 import { CheckedFileDestination } from './checked-file-destination.js';
+import type { TakenName } from './trail-segments.js';
 
 export interface PinoAuditSinkOptions {
   /** fsync after every record (default false: the record is in the page cache when `append` returns). */
@@ -46,6 +47,7 @@ export class PinoAuditSink implements AuditSink {
   private readonly chain: AuditChain;
   private sealed: string | null = null;
   private closed = false;
+  private reportingTampering = false;
 
   private constructor(
     private readonly destination: CheckedFileDestination,
@@ -126,6 +128,16 @@ export class PinoAuditSink implements AuditSink {
       if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
       this.chain.commit(this.sealed);
     });
+    // Once per append: what the tampering record's own rotation finds waits for the next append.
+    if (this.reportingTampering) return;
+    const planted = this.destination.takePlanted();
+    if (planted.length === 0) return;
+    this.reportingTampering = true;
+    try {
+      this.write(tamperingEvent(planted), () => ({}));
+    } finally {
+      this.reportingTampering = false;
+    }
   }
 
   close(): void {
@@ -139,4 +151,24 @@ export class PinoAuditSink implements AuditSink {
     this.sealed = hash;
     return `${sealed}\n`;
   }
+}
+
+/**
+ * `audit-tampering`: a rotation found names of the trail's next segment
+ * taken by something that is not a regular file (a planted link, a
+ * directory, …) and moved on to a free name.
+ */
+function tamperingEvent(planted: readonly TakenName[]): AuditEvent {
+  const shown = planted.slice(0, 10).map((entry) => `${entry.name} (${entry.kind})`);
+  const more = planted.length > shown.length ? ` and ${planted.length - shown.length} more` : '';
+  return {
+    event: {
+      kind: 'alert',
+      category: ['file'],
+      type: ['info'],
+      action: 'audit-tampering',
+      outcome: 'unknown',
+      reason: `unexpected entries in the trail directory where the next segment was to be created: ${shown.join(', ')}${more}; skipped to a free name`,
+    },
+  };
 }

@@ -4,6 +4,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  linkSync,
   lstatSync,
   openSync,
   readlinkSync,
@@ -75,17 +76,43 @@ export function openActive(path: string): number {
   return openSync(path, ACTIVE_FLAGS);
 }
 
+/** A name in the trail directory that a new segment could not take: something else is there. */
+export interface TakenName {
+  readonly name: string;
+  /** What is there: `regular file`, `symbolic link`, `directory`, … */
+  readonly kind: string;
+}
+
+/** A new segment: its fd, the previous segment's name, and the names it skipped. */
+export interface StartedSegment {
+  readonly fd: number;
+  readonly previousName: string | null;
+  /**
+   * Names the segment skipped because something that is not a regular file
+   * was there (a planted link, a directory, …): tampering to report. A
+   * regular file at the name (two rotations in one millisecond) is skipped
+   * silently.
+   */
+  readonly planted: readonly TakenName[];
+}
+
+/** Names tried per segment (`NAME.<stamp>-N.EXT`) before rotation fails (fail closed). */
+const MAX_NAME_ATTEMPTS = 1000;
+
 /**
  * Starts a new segment: creates `NAME.<stamp>.EXT` next to `path` (mode
  * 0600, `O_EXCL`, never over an existing name) and points `path`, a symbolic
  * link, at it (a new link renamed over `path`: atomic). Segments are never
  * renamed, so a shipper that tails `NAME.*.EXT` sees each file under one
  * name. When `path` is still a regular file (a trail started without
- * rotation), it is first renamed to its own stamped name, once.
- * Returns the new segment's fd and the previous segment's name (null when
- * there was none). Throws the errno error.
+ * rotation), it is first given its own stamped name (a hard link, which
+ * like `O_EXCL` never replaces an existing name), once.
+ * A name that is taken, whatever is there (never followed: a dangling link
+ * counts), moves to the next (`-2`, `-3`, …); after 1000 the rotation fails.
+ * Throws the errno error.
  */
-export function startSegment(path: string, at: Date): { fd: number; previousName: string | null } {
+export function startSegment(path: string, at: Date): StartedSegment {
+  const planted: TakenName[] = [];
   let previousName: string | null = null;
   let link: Stats | null = null;
   try {
@@ -96,12 +123,13 @@ export function startSegment(path: string, at: Date): { fd: number; previousName
   if (link?.isSymbolicLink()) {
     previousName = basename(readlinkSync(path));
   } else if (link !== null) {
-    const renamed = freeSegmentPath(path, at);
-    renameSync(path, renamed);
+    const renamed = claimSegmentName(path, at, planted, (target) => linkSync(path, target));
     previousName = basename(renamed);
   }
-  const segment = freeSegmentPath(path, at);
-  const fd = openSync(segment, ACTIVE_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+  let fd = -1;
+  const segment = claimSegmentName(path, at, planted, (target) => {
+    fd = openSync(target, ACTIVE_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+  });
   try {
     const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.link`);
     symlinkSync(basename(segment), temporary);
@@ -110,13 +138,52 @@ export function startSegment(path: string, at: Date): { fd: number; previousName
     closeSync(fd);
     throw error;
   }
-  return { fd, previousName };
+  return { fd, previousName, planted };
 }
 
-function freeSegmentPath(path: string, at: Date): string {
-  let target = rotatedPath(path, at);
-  for (let attempt = 2; existsSync(target); attempt += 1) target = rotatedPath(path, at, attempt);
-  return target;
+/**
+ * Tries `create` on `NAME.<stamp>.EXT`, then `-2`, `-3`, … while it fails
+ * with EEXIST, noting each name held by something that is not a regular
+ * file in `planted`. Returns the name `create` succeeded on.
+ */
+function claimSegmentName(
+  path: string,
+  at: Date,
+  planted: TakenName[],
+  create: (target: string) => void,
+): string {
+  for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt += 1) {
+    const target = rotatedPath(path, at, attempt);
+    try {
+      create(target);
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const kind = entryKind(target);
+    if (kind !== 'regular file') planted.push({ name: basename(target), kind });
+  }
+  throw Object.assign(
+    new Error(
+      `no free segment name: ${MAX_NAME_ATTEMPTS} names for ${basename(rotatedPath(path, at))} are taken`,
+    ),
+    { code: 'EEXIST' },
+  );
+}
+
+/** What is at `path`, without following a link. */
+function entryKind(path: string): string {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isFile()) return 'regular file';
+    if (stats.isSymbolicLink()) return 'symbolic link';
+    if (stats.isDirectory()) return 'directory';
+    if (stats.isFIFO()) return 'FIFO';
+    if (stats.isSocket()) return 'socket';
+    return 'device';
+  } catch {
+    return 'entry removed since';
+  }
 }
 
 /**

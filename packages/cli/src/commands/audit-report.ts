@@ -8,7 +8,7 @@ import {
   verifyAuditTrail,
 } from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
-import { describeVerdict, EXIT_UNSIGNED_TAIL } from './audit-verify.js';
+import { describeVerdict, verdictOf } from './audit-verify.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage.js';
 
@@ -17,7 +17,7 @@ import { UsageError } from './usage.js';
  * verifies the trail, then writes one self-contained HTML review report
  * (mode 0600: it holds the same commands as the trail). The report is
  * written whatever the verification found, which it shows on top. Exit as
- * `audit verify`: 0 intact, 1 broken, 3 unsigned tail; 2 usage or I/O error.
+ * `audit verify`: 0 intact, 1 broken, 3 open or cut, 4 open; 2 usage or I/O error.
  */
 export function reportCommand(
   argv: readonly string[],
@@ -36,11 +36,12 @@ export function reportCommand(
   const keyPaths = values['public-key'] ?? [];
   const publicKeys = keyPaths.length === 0 ? undefined : loadPublicKeys(keyPaths);
   const result = verifyAuditTrail(files, publicKeys === undefined ? {} : { publicKeys });
-  const unsigned = result.ok && publicKeys !== undefined && result.checkpoints.unsigned > 0;
+  const verdict = verdictOf(result, publicKeys !== undefined);
   const label = args.length === 1 ? args[0]! : `${files.length} files`;
   const verification: ReportVerification = {
-    status: !result.ok ? 'broken' : unsigned ? 'unsigned' : 'intact',
-    text: describeVerdict(label, result),
+    // Open or cut: shown as the report's "unsigned" (not proven complete).
+    status: verdict.status === 'open' || verdict.status === 'open-or-cut' ? 'unsigned' : verdict.status,
+    text: describeVerdict(label, result, verdict),
   };
   const builder = new ReportModelBuilder();
   for (const file of files) {
@@ -56,6 +57,5 @@ export function reportCommand(
   io.stdout.write(
     `${out}: ${model.terminals.length} terminals, ${model.records} records; ${verification.text}\n`,
   );
-  if (!result.ok) return 1;
-  return unsigned ? EXIT_UNSIGNED_TAIL : 0;
+  return verdict.exitCode;
 }

@@ -1,24 +1,59 @@
 import { statSync } from 'node:fs';
 import {
+  isWriterRunning,
   listTrailDirectory,
   loadPublicKeys,
   readAuditRecords,
   type TrailVerifyResult,
+  type TrailWriter,
   verifyAuditTrail,
 } from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage.js';
 
-/** Exit code of `audit verify` when the chain is intact and every checkpoint valid, but records after the last one are unsigned. */
+/**
+ * Exit code of `audit verify --public-key` when the chain is intact and every
+ * checkpoint valid, but the trail does not end with a final checkpoint and
+ * no server writing it runs here: open or cut (the tail may be missing).
+ */
 export const EXIT_UNSIGNED_TAIL = 3;
+/** Exit code of `audit verify --public-key` for an intact trail a server on this host still writes: not final yet. */
+export const EXIT_OPEN = 4;
+
+/** What a verification means: `open` and `open-or-cut` only with checked checkpoints. */
+export interface TrailVerdict {
+  readonly status: 'intact' | 'broken' | 'open' | 'open-or-cut';
+  readonly exitCode: number;
+  /** Writers of the trail that still run on this host (see `isWriterRunning`). */
+  readonly running: readonly TrailWriter[];
+}
+
+/**
+ * With checked checkpoints, a trail is intact only when it ends with a
+ * final checkpoint (its server stopped). Otherwise it is `open` when a
+ * server that started writing it and has not stopped still runs on this
+ * host (its pid, host name and start time; evidence only, so never exit 0),
+ * else `open-or-cut`: nothing here can tell a cut tail from a killed server
+ * or one on another host. Without keys the end cannot be checked at all.
+ */
+export function verdictOf(result: TrailVerifyResult, checked: boolean): TrailVerdict {
+  if (!result.ok) return { status: 'broken', exitCode: 1, running: [] };
+  if (!checked || result.head === null || result.checkpoints.final) {
+    return { status: 'intact', exitCode: 0, running: [] };
+  }
+  const running = result.writers.filter((writer) => isWriterRunning(writer));
+  return running.length > 0
+    ? { status: 'open', exitCode: EXIT_OPEN, running }
+    : { status: 'open-or-cut', exitCode: EXIT_UNSIGNED_TAIL, running };
+}
 
 /**
  * `termgate audit verify FILE|DIR… [--anchor SEQ:HASH]… [--public-key FILE]… [--json]`.
  * Files are one trail, oldest first; a directory stands for its rotated files
  * and its active file (`listTrailDirectory`). Exit 0 intact (and, with
- * `--public-key`, signed to its end), 1 broken, 3 intact with unsigned
- * records after the last checkpoint; usage and I/O errors throw.
+ * `--public-key`, signed to its end, a final checkpoint), 1 broken, 3 open
+ * or cut, 4 open (a server here still writes it); usage and I/O errors throw.
  */
 export function verifyCommand(argv: readonly string[], io: CliIo): number {
   const { files: args, values } = parseAuditArgs(
@@ -38,20 +73,22 @@ export function verifyCommand(argv: readonly string[], io: CliIo): number {
   let result = verifyAuditTrail(files, publicKeys === undefined ? {} : { publicKeys });
   if (result.ok) result = checkAnchors(files, result, anchors);
   const label = args.length === 1 ? args[0]! : `${files.length} files`;
+  const verdict = verdictOf(result, publicKeys !== undefined);
   if (values.json) {
     const { problem, ...rest } = result;
     io.stdout.write(
       `${JSON.stringify({
         file: problem?.file ?? label,
+        verdict: verdict.status,
         ...rest,
+        running: verdict.running,
         ...(problem === undefined ? {} : { seq: problem.seq, line: problem.line, problem: problem.message }),
       })}\n`,
     );
   } else {
-    io.stdout.write(`${describeVerdict(label, result)}\n`);
+    io.stdout.write(`${describeVerdict(label, result, verdict)}\n`);
   }
-  if (!result.ok) return 1;
-  return publicKeys !== undefined && result.checkpoints.unsigned > 0 ? EXIT_UNSIGNED_TAIL : 0;
+  return verdict.exitCode;
 }
 
 interface Anchor {
@@ -106,7 +143,11 @@ function checkAnchors(
   return result;
 }
 
-export function describeVerdict(label: string, result: TrailVerifyResult): string {
+export function describeVerdict(
+  label: string,
+  result: TrailVerifyResult,
+  verdict: TrailVerdict = verdictOf(result, result.checkpoints.checked),
+): string {
   const { problem } = result;
   if (problem !== undefined) {
     const file = problem.file;
@@ -124,6 +165,19 @@ export function describeVerdict(label: string, result: TrailVerifyResult): strin
     checkpoints.signedThrough === null
       ? 'no signed checkpoint'
       : `signed through seq ${checkpoints.signedThrough} (${checkpoints.count} checkpoints)`;
-  if (checkpoints.unsigned === 0) return `${base}; ${signed}`;
-  return `${base}; ${signed}; UNSIGNED: ${checkpoints.unsigned} records after the last checkpoint (written since it, or the tail was cut or rewritten)`;
+  if (verdict.status === 'intact')
+    return `${base}; ${signed}; ends with a final checkpoint (its server stopped)`;
+  const unsigned =
+    checkpoints.unsigned === 0 ? '' : `; ${checkpoints.unsigned} unsigned records after the last checkpoint`;
+  const legacy =
+    checkpoints.finalCount === 0 && checkpoints.count > 0
+      ? ' No checkpoint in it is marked final: a trail written before termgate marked its stop checkpoint final cannot show its end; verify it with --anchor.'
+      : '';
+  if (verdict.status === 'open') {
+    const writers = verdict.running
+      .map((w) => `pid ${w.pid} on ${w.hostname ?? '?'}, started ${w.since}`)
+      .join('; ');
+    return `${label}: OPEN, not final yet: a server that writes it still runs (${writers}); intact so far, ${result.records} records (seq 1..${result.head.seq}), head hash ${result.head.hash}; ${signed}${unsigned}. Verify again after it stops.${legacy}`;
+  }
+  return `${label}: OPEN OR CUT after seq ${result.head.seq}: intact so far, ${result.records} records${inFiles}, head hash ${result.head.hash}; ${signed}${unsigned}; but it does not end with a final checkpoint and no server that writes it runs on this host: it was cut after seq ${result.head.seq}, or its server was killed or runs elsewhere (only an anchor or a copy shipped elsewhere tells which).${legacy}`;
 }

@@ -33,11 +33,13 @@ export const AUDIT_USAGE = `Usage:
                     trail's head to stderr at start and stop): that record must still
                     be there with that hash.
       --public-key  a checkpoint public key (termgate audit keygen): every signed
-                    checkpoint must verify with a given key, and records after the
-                    last checkpoint are reported as unsigned.
-      Exit 0 intact (and signed to the end, with --public-key), 1 broken (naming
-      the file and the first bad seq), 2 usage or I/O error, 3 intact but with
-      unsigned records after the last checkpoint (--public-key).
+                    checkpoint must verify with a given key, and the trail must end
+                    with the final checkpoint a server writes when it stops.
+      Exit 0 intact (with --public-key: and ending with a final checkpoint),
+      1 broken (naming the file and the first bad seq), 2 usage or I/O error,
+      3 open or cut: intact, but not ending with a final checkpoint, and no
+      server writing it runs on this host (--public-key), 4 open: a server on
+      this host still writes it (its pid and start time; --public-key).
   termgate audit keygen FILE
       Write an Ed25519 key pair for signed checkpoints: FILE (private, mode 0600)
       and FILE.pub (public). Never overwrites.

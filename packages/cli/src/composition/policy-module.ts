@@ -194,6 +194,12 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
       try {
         recordServerStop(opened, { reason });
         stopRecorded = true;
+      } catch (error) {
+        // Never thrown on: the process still exits with the code it owes its caller.
+        notices.notice(
+          `the audit trail's stop record was not written: ${(error as Error).message}; last head ${anchorOf(opened.head)} (the trail will verify as open or cut)`,
+          { auditHead: anchorOf(opened.head), auditPath },
+        );
       } finally {
         try {
           // With a signing key, close writes the final checkpoint after the stop record.

@@ -84,13 +84,13 @@ describe('acp-proxy: ask asks the editor', () => {
     expect(auditField(spawn!, 'termgate.approval.id')).toBe(auditField(ask!, 'termgate.approval.id'));
   });
 
-  test('the question is about the agent’s open execute tool call when there is one', async () => {
+  test('the agent’s open execute tool call is named in the question’s text, never as its tool call', async () => {
     const marker = workspace.marker();
     const result = await editor('allow_once', [`exec-in-tool-call touch ${marker}`]);
-    expect(result.permissionRequests[0].toolCall).toMatchObject({
-      toolCallId: 'call-exec',
-      title: `touch ${marker}`,
-    });
+    const { toolCall } = result.permissionRequests[0];
+    expect(toolCall).toMatchObject({ title: `touch ${marker}`, kind: 'execute' });
+    expect(toolCall.toolCallId).toMatch(/^termgate-approval-/);
+    expect(toolCall.content[0].content.text).toContain('The agent\'s tool call: "call-exec"');
     expect(workspace.ran(marker)).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { listTrailDirectory, loadSigningKey } from '@termgate/audit';
 import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
-import { type CommandJudge, PolicyGate, recordServerStart } from '@termgate/policy';
+import { type CommandJudge, PolicyGate, recordServerStart, recordServerStop } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
 
@@ -332,6 +332,7 @@ describe('termgate audit over rotated and signed trails', () => {
       gate.decide(request(`a-${n}`, n % 3 === 0 ? `rm -rf /tmp/${n}` : `npm test ${n}`, 'claude-code'));
       gate.decide(request(`b-${n}`, `git status ${n}`, 'zed'));
     }
+    recordServerStop(sink, { reason: 'test' });
     sink.close();
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -371,7 +372,9 @@ describe('termgate audit over rotated and signed trails', () => {
     expect(plain.out).toMatch(new RegExp(`^${trail}: intact, \\d+ records in ${files().length} files`));
     const signed = await run(['verify', trail, '--public-key', `${key}.pub`]);
     expect(signed.code).toBe(0);
-    expect(signed.out).toMatch(/; signed through seq \d+ \(\d+ checkpoints\)\n$/);
+    expect(signed.out).toMatch(
+      /; signed through seq \d+ \(\d+ checkpoints\); ends with a final checkpoint \(its server stopped\)\n$/,
+    );
     // The same as a list of files.
     expect((await run(['verify', ...files()])).code).toBe(0);
   });
@@ -385,16 +388,47 @@ describe('termgate audit over rotated and signed trails', () => {
     expect(out).toContain(`missing file ${gone.slice(trail.length + 1)} between`);
   });
 
-  test('a cut tail exits 3 and reports the unsigned records', async () => {
+  test('a cut tail exits 3: open or cut after the last seq', async () => {
     const text = readFileSync(file, 'utf8').split('\n');
-    // Drop the final checkpoint and the record before it.
-    writeFileSync(file, `${text.slice(0, -3).join('\n')}\n`);
+    // Drop the final checkpoint (the active segment may hold nothing else).
+    const kept = text.slice(0, -2);
+    writeFileSync(file, kept.length === 0 ? '' : `${kept.join('\n')}\n`);
     const { code, out } = await run(['verify', trail, '--public-key', `${key}.pub`]);
     expect(code).toBe(3);
-    expect(out).toMatch(/UNSIGNED: \d+ records after the last checkpoint/);
+    expect(out).toMatch(
+      /^\S+: OPEN OR CUT after seq \d+: intact so far, .* it does not end with a final checkpoint/,
+    );
+    expect(out).not.toMatch(/intact, /);
     const json = JSON.parse((await run(['verify', trail, '--public-key', `${key}.pub`, '--json'])).out);
-    expect(json).toMatchObject({ ok: true, checkpoints: { checked: true } });
-    expect(json.checkpoints.unsigned).toBeGreaterThan(0);
+    expect(json).toMatchObject({
+      ok: true,
+      verdict: 'open-or-cut',
+      checkpoints: { checked: true, final: false },
+      running: [],
+    });
+  });
+
+  test('a trail written before the final mark (its stop checkpoint not final) is open or cut, with a note to use --anchor', async () => {
+    const legacy = join(dir, 'legacy.jsonl');
+    const inner = PinoAuditSink.open(legacy);
+    const sink = new CheckpointingAuditSink(inner, { privateKey: loadSigningKey(key) });
+    const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
+    recordServerStart(sink, { policy, version: '0.1.0' });
+    recordServerStop(sink, { reason: 'test' });
+    // What an older termgate wrote at stop: an ordinary checkpoint, not marked final.
+    sink.checkpoint('records');
+    inner.close();
+    const { code, out } = await run(['verify', legacy, '--public-key', `${key}.pub`]);
+    expect(code).toBe(3);
+    expect(out).toMatch(/: OPEN OR CUT after seq 3: .*signed through seq 2 \(1 checkpoints\)/);
+    expect(out).toMatch(
+      /No checkpoint in it is marked final: a trail written before termgate marked its stop checkpoint final cannot show its end; verify it with --anchor\.\n$/,
+    );
+    // Without a key it reads as before: an intact chain.
+    expect(await run(['verify', legacy])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/: intact, 3 records/),
+    });
   });
 
   test('verify with another key refuses the checkpoints', async () => {

@@ -74,7 +74,7 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
     const verdict = cli(['audit', 'verify', trail, '--public-key', `${key}.pub`]);
     expect(verdict.stderr).toBe('');
     expect(verdict.stdout).toMatch(
-      /intact, \d+ records in \d+ files .*; signed through seq \d+ \(\d+ checkpoints\)\n$/,
+      /intact, \d+ records in \d+ files .*; signed through seq \d+ \(\d+ checkpoints\); ends with a final checkpoint \(its server stopped\)\n$/,
     );
     expect(verdict.status).toBe(0);
     // audit show: the refused create is marked refused, with the recorded reason; created terminals keep their ids.
@@ -106,7 +106,7 @@ describe('serve with --audit-rotate-size and --audit-signing-key', () => {
     expect(beforeLast.event.action).toBe('server-stop');
     expect(last).toMatchObject({
       event: { action: 'audit-checkpoint' },
-      checkpoint: { seq: beforeLast.seq },
+      checkpoint: { seq: beforeLast.seq, final: true },
     });
     // The head logged at stop (an external anchor) is the trail's last record: the final checkpoint.
     const closed = stderr

@@ -7,6 +7,18 @@ import { ACP_REQUEST_PERMISSION, ACP_SESSION_UPDATE } from './acp-methods.js';
 /** The channel recorded in the audit trail for answers given in the editor. */
 export const ACP_PERMISSION_CHANNEL = 'acp-permission';
 
+/**
+ * Ids termgate mints towards the editor (its own tool calls and JSON-RPC
+ * requests) begin with this. The proxy drops anything from the agent that
+ * names one, so the agent can never update what the editor shows for them.
+ */
+export const TERMGATE_ID_PREFIX = 'termgate-';
+
+/** True for an id in termgate's namespace (see {@link TERMGATE_ID_PREFIX}). */
+export function isTermgateId(id: unknown): boolean {
+  return typeof id === 'string' && id.startsWith(TERMGATE_ID_PREFIX);
+}
+
 /** Default time the editor's person may take to answer: 120 s. */
 export const DEFAULT_ACP_APPROVAL_TIMEOUT_MS = 120_000;
 
@@ -16,8 +28,16 @@ export interface AcpPermissionApproverOptions {
   /** Notifications to the editor (the `tool_call` announcing a new tool call). */
   readonly notify: (message: Record<string, unknown>) => void;
   readonly sessionId: string;
-  /** The agent's tool call the terminal belongs to, when known; else a new execute tool call is announced. */
-  readonly toolCallId?: () => string | undefined;
+  /**
+   * The agent's open tool call the terminal probably belongs to, when known:
+   * named in the question as text only, never as the question's tool call.
+   */
+  readonly agentToolCallId?: () => string | undefined;
+  /**
+   * Whether `allow_always` may be offered: only in a session the editor
+   * created through the proxy (default false: allow once or deny).
+   */
+  readonly allowAlways?: () => boolean;
   /** Aborted when the prompt turn is cancelled: the question is withdrawn and the answer is `cancelled`. */
   readonly signal: () => AbortSignal;
   readonly timeoutMs: number;
@@ -36,11 +56,15 @@ const OPTION_OUTCOMES: Readonly<Record<string, ApprovalOutcome>> = {
  * exact line that was judged (never the agent's description of it).
  *
  * Contract:
- * - The tool call is the agent's, when `toolCallId` names one; else termgate
- *   announces a new `execute` tool call titled with the command line, and
- *   marks it completed or failed once answered.
+ * - The question is always about a tool call termgate announces itself,
+ *   `termgate-approval-<random UUID>`: an `execute` tool call titled with the
+ *   command line, marked completed or failed once answered. The agent cannot
+ *   predict its id, and the proxy drops anything from the agent naming an id
+ *   of termgate's, so what the editor shows for it is termgate's alone. The
+ *   agent's own tool call, when known, is mentioned in the text only.
  * - Options: allow once, allow this exact line for the rest of the session
- *   (`allow_always`; never a prefix), deny (`reject_once`).
+ *   (`allow_always`; never a prefix; only when `allowAlways()`), deny
+ *   (`reject_once`). An answer naming an option not offered is `unavailable`.
  * - `cancelled` (the editor's answer, or the prompt turn cancelled), no
  *   answer within `timeoutMs` (`timeout`), or any failure (`unavailable`)
  *   never allow.
@@ -51,23 +75,26 @@ export function acpPermissionApprover(options: AcpPermissionApproverOptions): Ap
     ask: async (question): Promise<ApprovalAnswer> => {
       const editor = options.editorName?.();
       const by = editor !== undefined ? { answeredBy: editor } : {};
-      const existing = options.toolCallId?.();
-      const toolCallId = existing ?? `termgate-approval-${randomUUID()}`;
+      const agentToolCall = options.agentToolCallId?.();
+      const offered =
+        options.allowAlways?.() === true ? OPTIONS : OPTIONS.filter((o) => o !== 'allow_always');
+      const toolCallId = `${TERMGATE_ID_PREFIX}approval-${randomUUID()}`;
       const update = (fields: Record<string, unknown>) =>
         options.notify({
           jsonrpc: '2.0',
           method: ACP_SESSION_UPDATE,
           params: { sessionId: options.sessionId, update: { toolCallId, ...fields } },
         });
-      if (existing === undefined) {
-        update({
-          sessionUpdate: 'tool_call',
-          title: question.commandLine,
-          kind: 'execute',
-          status: 'pending',
-        });
-      }
-      const message = approvalMessage(question);
+      update({
+        sessionUpdate: 'tool_call',
+        title: question.commandLine,
+        kind: 'execute',
+        status: 'pending',
+      });
+      const message =
+        agentToolCall === undefined
+          ? approvalMessage(question)
+          : `${approvalMessage(question)}\nThe agent's tool call: ${describeAgentId(agentToolCall)}`;
       let answer: ApprovalAnswer;
       try {
         const result = await options.requests.request(
@@ -89,15 +116,17 @@ export function acpPermissionApprover(options: AcpPermissionApproverOptions): Ap
                 reason: question.reason,
               },
             },
-            options: approvalChoices('this session').map((choice) => ({
-              optionId: choice.const === 'deny' ? 'reject_once' : choice.const,
-              name: choice.title,
-              kind: choice.const === 'deny' ? 'reject_once' : choice.const,
-            })),
+            options: approvalChoices('this session')
+              .map((choice) => ({
+                optionId: choice.const === 'deny' ? 'reject_once' : choice.const,
+                name: choice.title,
+                kind: choice.const === 'deny' ? 'reject_once' : choice.const,
+              }))
+              .filter((option) => offered.includes(option.optionId)),
           },
           { timeoutMs: options.timeoutMs, signal: options.signal() },
         );
-        answer = { ...permissionAnswer(result), ...by };
+        answer = { ...permissionAnswer(result, offered), ...by };
       } catch (error) {
         const kind = error instanceof OutgoingRequestError ? error.kind : 'error';
         answer = {
@@ -106,23 +135,30 @@ export function acpPermissionApprover(options: AcpPermissionApproverOptions): Ap
           detail: (error as Error).message,
         };
       }
-      if (existing === undefined) {
-        const approved = answer.outcome === 'allow_once' || answer.outcome === 'allow_always';
-        update({ sessionUpdate: 'tool_call_update', status: approved ? 'completed' : 'failed' });
-      }
+      const approved = answer.outcome === 'allow_once' || answer.outcome === 'allow_always';
+      update({ sessionUpdate: 'tool_call_update', status: approved ? 'completed' : 'failed' });
       return answer;
     },
   };
 }
 
-/** The answer a `session/request_permission` result means; anything unexpected is `unavailable`. */
-function permissionAnswer(result: unknown): ApprovalAnswer {
+const OPTIONS: readonly string[] = Object.keys(OPTION_OUTCOMES);
+
+/** The agent's id as the question shows it: quoted when plain and short, else not at all (it is the agent's text). */
+function describeAgentId(id: string): string {
+  return /^[A-Za-z0-9._:/-]{1,64}$/.test(id)
+    ? `"${id}" (named by the agent)`
+    : '(an id with unusual characters)';
+}
+
+/** The answer a `session/request_permission` result means; anything not offered is `unavailable`. */
+function permissionAnswer(result: unknown, offered: readonly string[]): ApprovalAnswer {
   const outcome =
     typeof result === 'object' && result !== null ? (result as { outcome?: unknown }).outcome : undefined;
   if (typeof outcome === 'object' && outcome !== null) {
     const { outcome: kind, optionId } = outcome as { outcome?: unknown; optionId?: unknown };
     if (kind === 'cancelled') return { outcome: 'cancelled', channel: ACP_PERMISSION_CHANNEL };
-    if (kind === 'selected' && typeof optionId === 'string' && Object.hasOwn(OPTION_OUTCOMES, optionId)) {
+    if (kind === 'selected' && typeof optionId === 'string' && offered.includes(optionId)) {
       return { outcome: OPTION_OUTCOMES[optionId]!, channel: ACP_PERMISSION_CHANNEL };
     }
   }

@@ -13,9 +13,15 @@ import {
   ACP_SESSION_PROMPT,
   ACP_SESSION_UPDATE,
 } from './acp-methods.js';
-import { acpPermissionApprover, DEFAULT_ACP_APPROVAL_TIMEOUT_MS } from './acp-permission-approver.js';
+import {
+  acpPermissionApprover,
+  DEFAULT_ACP_APPROVAL_TIMEOUT_MS,
+  isTermgateId,
+  TERMGATE_ID_PREFIX,
+} from './acp-permission-approver.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
+import { EditorSessions, OpenExecuteCalls } from './session-tracking.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
 
 type Json = Record<string, unknown>;
@@ -86,13 +92,22 @@ export class AcpProxy {
  *   them and are not forwarded.
  * - A command the policy puts on `ask` is asked about by termgate itself:
  *   a `session/request_permission` to the editor showing the exact line
- *   that was judged (see `acpPermissionApprover`); the editor's response to
- *   it is consumed here, never forwarded. An open `execute` tool call of the
- *   agent's in that session (announced, not yet finished, no terminal yet)
- *   is the one asked about; else termgate announces its own. The editor's
- *   `session/cancel` (forwarded as usual) withdraws that session's open
- *   questions: a denial. `allow_always` covers this exact line, in this cwd,
- *   for the rest of the session.
+ *   that was judged (see `acpPermissionApprover`), about a tool call
+ *   termgate announces under an id of its own (`termgate-…`). The agent's
+ *   open `execute` tool call in that session (announced, not yet finished,
+ *   no terminal yet), if any, is named in the question's text only.
+ * - Ids beginning `termgate-` are termgate's: the agent's `session/update`s
+ *   and `session/request_permission`s naming such a tool call id are
+ *   dropped (the request is refused), and so are its requests using such a
+ *   JSON-RPC id (refused with -32600); so nothing the agent sends can change
+ *   what the editor shows for termgate's question. Every editor response
+ *   with such an id is consumed here, never forwarded: pending, settled,
+ *   timed out or never sent.
+ * - The editor's `session/cancel` (forwarded as usual) withdraws that
+ *   session's open questions: a denial. `allow_always` is offered only in a
+ *   session the editor created through this proxy (`session/new`, `load`,
+ *   `fork`, `resume` answered with success), and covers this exact line, in
+ *   this cwd, for the rest of that session.
  * - `closed` resolves with the side whose channel closed first. The owner
  *   then calls `shutdown`, which kills and releases every terminal the
  *   agent's sessions own. Closing the channels and the agent process is the
@@ -113,7 +128,9 @@ export class AcpProxyConnection {
   /** Per session: aborted by the editor's `session/cancel`, then replaced. */
   private readonly turnSignals = new Map<string, AbortController>();
   /** Per session: the agent's latest open `execute` tool call without a terminal. */
-  private readonly openExecute = new Map<string, string>();
+  private readonly openExecute = new OpenExecuteCalls();
+  /** Sessions the editor created (or loaded) through this proxy: where `allow_always` is offered. */
+  private readonly editorSessions = new EditorSessions();
   private editorName: string | undefined;
   /** Writes to each side not yet flushed. */
   private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
@@ -144,11 +161,8 @@ export class AcpProxyConnection {
           requests: this.toEditorRequests,
           notify: (message) => this.toEditor(message),
           sessionId,
-          toolCallId: () => {
-            const id = this.openExecute.get(sessionId);
-            this.openExecute.delete(sessionId);
-            return id;
-          },
+          agentToolCallId: () => this.openExecute.take(sessionId),
+          allowAlways: () => this.editorSessions.has(sessionId),
           signal: () => this.turnSignal(sessionId).signal,
           timeoutMs,
           editorName: () => this.editorName,
@@ -196,11 +210,15 @@ export class AcpProxyConnection {
 
   private fromEditor(raw: unknown): void {
     let message = raw;
-    // The editor's answer to one of termgate's own questions: consumed here, never forwarded.
-    if (isObject(raw) && !('method' in raw) && this.toEditorRequests.isPending(raw.id)) {
-      this.toEditorRequests.settle(raw);
+    // The editor's answer to one of termgate's own questions: consumed here,
+    // never forwarded, whether pending, settled, timed out or never sent.
+    if (isObject(raw) && !('method' in raw) && isTermgateId(raw.id)) {
+      if (!this.toEditorRequests.settle(raw)) {
+        this.logger.debug({ id: raw.id }, "dropped the editor's answer to a question no longer pending");
+      }
       return;
     }
+    this.editorSessions.noteRequest(raw);
     if (isObject(raw) && raw.method === ACP_SESSION_CANCEL && isObject(raw.params)) {
       const sessionId = raw.params.sessionId;
       if (typeof sessionId === 'string') {
@@ -233,6 +251,18 @@ export class AcpProxyConnection {
       return;
     }
     const message = classify(raw);
+    if (message.kind === 'request' && isTermgateId(message.id)) {
+      // Its answer would be taken for one to termgate's own request (see fromEditor).
+      this.send(
+        this.agent,
+        invalidFromAgent(
+          message.id,
+          `request ids beginning "${TERMGATE_ID_PREFIX}" are reserved for termgate`,
+        ),
+        'agent',
+      );
+      return;
+    }
     if (message.kind === 'request' && this.dispatcher.takeRequest(message)) return;
     if (isObject(raw) && typeof raw.method === 'string' && raw.method.startsWith('terminal/')) {
       // A terminal/* message the dispatcher did not take (no jsonrpc, a null or
@@ -260,19 +290,32 @@ export class AcpProxyConnection {
     if (message.kind === 'notification') {
       if (this.dispatcher.takeNotification(message)) return;
       if (message.method === ACP_SESSION_UPDATE && isObject(raw)) {
-        this.noteToolCall(raw.params);
+        if (isTermgateId(toolCallIdOf(raw.params, 'update'))) {
+          this.logger.warn({}, "dropped the agent's session/update naming a tool call of termgate's");
+          return;
+        }
+        this.openExecute.note(raw.params);
         const params = this.relay.rewrite(raw.params);
         this.toEditor(params === raw.params ? raw : { ...raw, params });
         return;
       }
     }
     if (message.kind === 'request' && message.method === ACP_REQUEST_PERMISSION && isObject(raw)) {
+      if (isTermgateId(toolCallIdOf(raw.params, 'toolCall'))) {
+        this.send(
+          this.agent,
+          invalidFromAgent(message.id, `tool call ids beginning "${TERMGATE_ID_PREFIX}" are termgate's`),
+          'agent',
+        );
+        return;
+      }
       const params = this.relay.rewritePermission(raw.params);
       this.toEditor(params === raw.params ? raw : { ...raw, params });
       return;
     }
     if (isObject(raw) && ('result' in raw || 'error' in raw) && isAnyId(raw.id)) {
       if ('result' in raw) this.noteAgentInfo(raw.id, raw.result);
+      this.editorSessions.noteResponse(raw.id, 'result' in raw ? raw.result : undefined);
       const sessionId = this.promptSessions.get(idKey(raw.id));
       if (sessionId !== undefined) {
         // The turn ends: bring its tool calls up to date first.
@@ -291,21 +334,6 @@ export class AcpProxyConnection {
       this.turnSignals.set(sessionId, controller);
     }
     return controller;
-  }
-
-  /** Tracks the agent's open `execute` tool call per session: the one an approval question is about. */
-  private noteToolCall(params: unknown): void {
-    if (!isObject(params) || typeof params.sessionId !== 'string' || !isObject(params.update)) return;
-    const { sessionId, update } = params as { sessionId: string; update: Json };
-    if (typeof update.toolCallId !== 'string') return;
-    const hasTerminal =
-      Array.isArray(update.content) && update.content.some((c) => isObject(c) && c.type === 'terminal');
-    const finished = update.status === 'completed' || update.status === 'failed';
-    if (update.sessionUpdate === 'tool_call' && update.kind === 'execute' && !hasTerminal && !finished) {
-      this.openExecute.set(sessionId, update.toolCallId);
-    } else if (this.openExecute.get(sessionId) === update.toolCallId && (hasTerminal || finished)) {
-      this.openExecute.delete(sessionId);
-    }
   }
 
   /** Records the agent's name from its `initialize` answer, for the caller context (the audit trail). */
@@ -406,6 +434,13 @@ export const MAX_QUEUED_MESSAGES = 4096;
 export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /** How long a side may leave paused writes unread before it counts as gone. */
 export const STALL_TIMEOUT_MS = 30_000;
+
+/** `params[member].toolCallId`, when there is one. */
+function toolCallIdOf(params: unknown, member: 'update' | 'toolCall'): unknown {
+  if (!isObject(params)) return undefined;
+  const inner = params[member];
+  return isObject(inner) ? inner.toolCallId : undefined;
+}
 
 function invalidFromAgent(id: RequestId | null, detail: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: ProtocolError.invalidRequest(detail).toWire() };

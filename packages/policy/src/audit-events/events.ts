@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { AuditEvent, AuditSink } from '@termgate/audit';
 import type { CallerContext, ExitedEvent, GateRequest, SpawnedEvent } from '@termgate/termhost';
 import type { SimpleCommand, Verdict } from '../decision.js';
@@ -261,7 +262,10 @@ export interface ServerStopInfo {
   readonly pid?: number;
 }
 
-/** `server-start`. On a new file this is the anchor record: the sink adds the chain's `nonce` to it. */
+/**
+ * `server-start`. On a new file this is the anchor record: the sink adds the
+ * chain's `nonce` to it. Names the process (`process.pid`, `host.hostname`).
+ */
 export function serverStartEvent(info: ServerStartInfo): AuditEvent {
   return {
     event: {
@@ -272,6 +276,8 @@ export function serverStartEvent(info: ServerStartInfo): AuditEvent {
       outcome: 'success',
     },
     process: { pid: info.pid ?? process.pid },
+    // With the pid, how `audit verify` tells a trail a live server still writes from a cut one.
+    host: { hostname: hostname() },
     termgate: {
       version: info.version,
       policy: { path: info.policy.path, sha256: info.policy.sha256 },

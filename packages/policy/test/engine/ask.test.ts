@@ -55,7 +55,8 @@ describe('ask', () => {
       decision: 'deny',
       ruleIds: ['writes.deny[0]'],
     });
-    const write = engine.judge(line(`echo hi > ${join(process.cwd(), 'out.txt')}`));
+    // A path outside /tmp whatever the checkout's location (a clone under /tmp would match /tmp/**).
+    const write = engine.judge(line('echo hi > /srv/out.txt', { cwd: '/' }));
     expect(write).toMatchObject({ decision: 'ask', ruleIds: ['writes.default'] });
     expect(write.reason).toMatch(/writes\.default is ask/);
   });

@@ -98,7 +98,8 @@ function ownCgroupDirectory(): string | null {
  * populated. The cgroup is removed once empty.
  *
  * How a command is born in its cgroup without a launcher process: the wrapped
- * spawner forks synchronously (`child_process.spawn`), so this process writes
+ * spawner, once prepared (`ProcessSpawner.prepare`), forks synchronously
+ * (`child_process.spawn`), so this process writes
  * itself into the terminal's cgroup, calls it, and writes itself back before
  * anything else runs. The child's cgroup is then checked: one that did not
  * start there (a wrapped spawner that forked later) is killed and the spawn
@@ -120,6 +121,8 @@ export class CgroupProcessSpawner implements ProcessSpawner {
 
   async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
     if (this.#broken !== null) throw this.#broken;
+    // The wrapped spawner must fork within the call below, while this process is in the cgroup.
+    await this.inner.prepare?.();
     const dir = join(this.root, `t-${randomUUID()}`);
     mkdirSync(dir);
     let pending: Promise<SpawnedProcess>;
@@ -174,8 +177,7 @@ function cgroupOf(pid: number): string | null {
 
 class CgroupProcess implements SpawnedProcess {
   readonly pid: number;
-  readonly stdout: SpawnedProcess['stdout'];
-  readonly stderr: SpawnedProcess['stderr'];
+  readonly output: SpawnedProcess['output'];
   readonly exited: SpawnedProcess['exited'];
   #removed = false;
 
@@ -184,8 +186,7 @@ class CgroupProcess implements SpawnedProcess {
     private readonly dir: string,
   ) {
     this.pid = group.pid;
-    this.stdout = group.stdout;
-    this.stderr = group.stderr;
+    this.output = group.output;
     this.exited = group.exited;
   }
 

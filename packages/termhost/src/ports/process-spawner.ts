@@ -40,9 +40,14 @@ export interface ProcessExit {
 export interface SpawnedProcess {
   /** The leader's pid, which is also the group id. Always > 0. */
   readonly pid: number;
-  /** Paused until read. Ends when every process holding the write side closed it. */
-  readonly stdout: Readable;
-  readonly stderr: Readable;
+  /**
+   * The command's stdout and stderr: one pipe, both descriptors (1 and 2)
+   * of the process refer to its write side, as they would to a terminal, so
+   * bytes arrive in the order they were written, whichever descriptor wrote
+   * them. Paused until read. Ends when every process holding the write side
+   * closed it.
+   */
+  readonly output: Readable;
   /** Resolves once with how the leader ended. Never rejects. */
   readonly exited: Promise<ProcessExit>;
   /**
@@ -66,7 +71,7 @@ export interface SpawnedProcess {
  *
  * Contract for every implementation:
  * - the process leads a new session and process group and has no controlling terminal;
- * - stdin is `/dev/null`; stdout and stderr are separate pipes;
+ * - stdin is `/dev/null`; stdout and stderr are one pipe (`output`), as on a terminal;
  * - a request with a `sandbox` it cannot enforce is rejected (`ESANDBOX`);
  * - `spawn` resolves once the program is executing, and rejects (never throws
  *   synchronously) with an error whose `code` is the errno name (`ENOENT`,
@@ -75,6 +80,14 @@ export interface SpawnedProcess {
  */
 export interface ProcessSpawner {
   spawn(request: SpawnRequest): Promise<SpawnedProcess>;
+  /**
+   * Optional. Once it resolves, one later `spawn` call starts its process
+   * synchronously, before that call returns (one call per `prepare`). A
+   * wrapper that must be in a given state exactly while the fork happens
+   * (a cgroup it moved into, say) prepares first. Rejects when the next
+   * spawn could not start anything.
+   */
+  prepare?(): Promise<void>;
 }
 
 export const PROCESS_SPAWNER: unique symbol = Symbol.for('termgate.ProcessSpawner');

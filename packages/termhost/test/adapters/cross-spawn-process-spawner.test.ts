@@ -22,9 +22,8 @@ describe('CrossSpawnProcessSpawner', () => {
 
   it('starts a session and group leader without a controlling terminal, stdin on /dev/null', async () => {
     const child = await spawner.spawn({ argv: ['sleep', '30'], cwd: '/', env });
-    const closed = Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]);
-    child.stdout.resume();
-    child.stderr.resume();
+    const closed = once(child.output, 'close');
+    child.output.resume();
     try {
       expect(child.pid).toBeGreaterThan(0);
       expect(sessionAndTty(child.pid)).toEqual({ pgrp: child.pid, session: child.pid, ttyNr: 0 });
@@ -46,14 +45,39 @@ describe('CrossSpawnProcessSpawner', () => {
       env: { ...env, ONLY: 'me' },
     });
     const chunks: Buffer[] = [];
-    const closed = once(child.stdout, 'close');
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.resume();
+    const closed = once(child.output, 'close');
+    child.output.on('data', (c: Buffer) => chunks.push(c));
     await closed;
     const lines = Buffer.concat(chunks).toString().trim().split('\n');
     expect(lines[0]).toBe('/tmp');
     expect(lines).toContain('ONLY=me');
     expect(lines.some((l) => l.startsWith('HOME='))).toBe(false);
+    expect(await child.exited).toEqual({ exitCode: 0, signal: null });
+  });
+
+  it('gives stdout and stderr one channel, so bytes arrive in the order written', async () => {
+    // Two channels (Node's default) deliver these out of order within a few hundred lines.
+    const child = await spawner.spawn({
+      argv: [
+        'sh',
+        '-c',
+        'i=0; while [ $i -lt 2000 ]; do echo "o$i"; echo "e$i" >&2; i=$((i+1)); done; ' +
+          'readlink /proc/self/fd/1 /proc/self/fd/2',
+      ],
+      cwd: '/',
+      env,
+    });
+    const chunks: Buffer[] = [];
+    const closed = once(child.output, 'close');
+    child.output.on('data', (c: Buffer) => chunks.push(c));
+    await closed;
+    const lines = Buffer.concat(chunks).toString().trim().split('\n');
+    const expected: string[] = [];
+    for (let i = 0; i < 2000; i++) expected.push(`o${i}`, `e${i}`);
+    expect(lines.slice(0, 4000)).toEqual(expected);
+    const [fd1, fd2] = lines.slice(4000);
+    expect(fd1).toMatch(/^socket:\[\d+\]$/);
+    expect(fd2).toBe(fd1);
     expect(await child.exited).toEqual({ exitCode: 0, signal: null });
   });
 

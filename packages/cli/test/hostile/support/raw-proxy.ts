@@ -8,7 +8,12 @@ import { defaultPolicyArgs, pause, REPO_ROOT, SERVER_BIN } from '../../e2e/suppo
 const RAW_AGENT = path.join(REPO_ROOT, 'packages/cli/test/acp-proxy/fixtures/raw-agent.mjs');
 
 /** One step of the raw agent's script (see fixtures/raw-agent.mjs). */
-export type AgentStep = { send: string } | { waitFor: string } | { stopReading: true } | { sleep: number };
+export type AgentStep =
+  | { send: string }
+  | { waitFor: string }
+  | { stopReading: true }
+  | { sleep: number }
+  | { exit: number };
 
 /**
  * `termgate acp-proxy` in front of the scripted raw agent. The test is the
@@ -48,8 +53,15 @@ export class RawProxy {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts the proxy; `stdio` may add descriptors after 0–2 (index = fd). */
-  static start(steps: readonly AgentStep[], extraStdio: ('pipe' | 'ignore')[] = []): RawProxy {
+  /**
+   * Starts the proxy; `stdio` may add descriptors after 0–2 (index = fd);
+   * `proxyArgs` replace the default policy arguments (e.g. another `--policy`).
+   */
+  static start(
+    steps: readonly AgentStep[],
+    extraStdio: ('pipe' | 'ignore')[] = [],
+    proxyArgs: readonly string[] = defaultPolicyArgs(false),
+  ): RawProxy {
     const dir = mkdtempSync(path.join(tmpdir(), 'termgate-rawproxy-'));
     const script = path.join(dir, 'script.json');
     writeFileSync(script, JSON.stringify(steps));
@@ -59,7 +71,7 @@ export class RawProxy {
         SERVER_BIN,
         'acp-proxy',
         // The tests read commands' pids and descriptors from outside, which a sandbox's pid namespace renumbers.
-        ...defaultPolicyArgs(false),
+        ...proxyArgs,
         '--audit',
         path.join(dir, 'audit.jsonl'),
         '--log-level',

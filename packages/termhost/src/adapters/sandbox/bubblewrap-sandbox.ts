@@ -234,8 +234,7 @@ export class BubblewrapSandbox {
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
     return {
       pid: spawned.pid,
-      stdout: spawned.stdout,
-      stderr: spawned.stderr,
+      output: spawned.output,
       exited: spawned.exited,
       signalGroup: (signal) => spawned.signalGroup(signal),
       groupAlive: () => spawned.groupAlive(),
