@@ -272,8 +272,12 @@ function sandboxText(sandbox: ExplainedSandbox | null): string {
   const list = (paths: readonly string[]): string => (paths.length ? paths.join(', ') : '(none)');
   return `${[
     `sandbox:  required (profile sha256 ${sandbox.sha256})`,
+    `  emptied:   ${list(fs.emptied ?? [])} (shown empty but for the readable, socket and writable paths inside)`,
+    `  readable:  ${list(fs.readable ?? [])}`,
+    `  sockets:   ${list(fs.sockets ?? [])} (every other host socket in view is covered)`,
     `  writable:  ${list(fs.writable)}${fs.tmp === null ? '' : '; /tmp is private'}`,
     `  read-only: ${list(fs.readOnly)} (and the audit trail hidden, at serve time)`,
+    `  placeholders (read-only, not there yet): ${list([...(fs.placeholderDirectories ?? []).map((d) => `${d}/`), ...(fs.placeholderFiles ?? [])])}`,
     `  hidden:    ${list([...fs.hiddenDirectories, ...fs.hiddenFiles])}`,
     `  network:   ${sandbox.profile.network === 'proxy' ? 'allowlist, through the proxy' : sandbox.profile.network}`,
   ].join('\n')}\n`;

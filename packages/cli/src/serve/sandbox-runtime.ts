@@ -141,8 +141,8 @@ export async function startSandbox(
   return {
     layers: {
       ...sandbox.layers,
-      view: `the host's filesystem read-only; writable: ${writable}; the policy's hidden paths covered`,
-      sockets: "host Unix sockets reachable unless a hidden path covers them; /tmp is each terminal's own",
+      view: `the host's filesystem read-only; ${(section.allowlistedTrees ?? []).join(', ') || '(no tree)'} emptied but for what is readable; writable: ${writable}; the hidden paths covered; /tmp each terminal's own`,
+      sockets: `host Unix sockets covered unless allowed by path (${(section.unixSockets?.allow ?? []).join(', ') || 'none'})`,
     },
     profiler,
     wrap: (inner) => sandbox.spawner(inner),

@@ -8,7 +8,11 @@ const REPO = resolve(__dirname, '..', '..', '..', '..');
 const STRICT = join(REPO, 'examples', 'strict-enterprise.yaml');
 const DEFAULT = join(REPO, 'policies', 'default.yaml');
 
-async function run(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  argv: string[],
+  stdin = '',
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
   const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
   let out = '';
   let err = '';
@@ -19,8 +23,17 @@ async function run(argv: string[], stdin = ''): Promise<{ code: number; out: str
     err += c.toString();
   });
   io.stdin.end(stdin);
-  const code = await policyCommand(argv, io);
-  return { code, out, err };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    const code = await policyCommand(argv, io);
+    return { code, out, err };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 let dir: string;
@@ -236,9 +249,53 @@ describe('policy explain with a sandbox', () => {
       sandbox: { sha256: string; profile: { network: string; filesystem: { hiddenDirectories: string[] } } };
     };
     expect(json.sandbox.profile.network).toBe('proxy');
-    expect(json.sandbox.profile.filesystem.hiddenDirectories).toEqual([dir]);
+    expect(json.sandbox.profile.filesystem.hiddenDirectories).toContain(dir);
     expect(json.sandbox.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  test('prints the allowlisted view: the emptied trees, what shows through them, the placeholders', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join('/var/tmp', 'termgate-explain-'));
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.nvm'), { recursive: true });
+    writeFileSync(join(home, '.gitconfig'), '');
+    mkdirSync(join(dir, 'ws'));
+    writeFileSync(join(dir, 'ws', 'package.json'), '{}');
+    const file = join(dir, 'p.yaml');
+    writeFileSync(
+      file,
+      `default: allow\nsandbox:\n  mode: required\n  filesystem: { writable: ['${join(dir, 'ws')}'], readable: ['~/.gitconfig', '~/.nvm', '~/.absent'], readOnly: ['${join(dir, 'ws')}/.envrc'] }\n`,
+    );
+    const r = await run(['explain', file, '--cwd', join(dir, 'ws'), '--', 'make'], '', { HOME: home });
+    expect(r.out).toMatch(new RegExp(`^ {2}emptied: {3}${home}, /root, /run \\(`, 'm'));
+    expect(r.out).toContain(`  readable:  ${join(home, '.gitconfig')}, ${join(home, '.nvm')}\n`);
+    expect(r.out).toContain(`${join(dir, 'ws', '.envrc')}`);
+    expect(r.out).toContain(`${join(dir, 'ws', '.npmrc')}`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+test('check warns about a readable or writable path that holds a known credential file or socket place', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join('/var/tmp', 'termgate-check-'));
+  const file = join(dir, 'p.yaml');
+  writeFileSync(
+    file,
+    "default: deny\nsandbox:\n  mode: required\n  filesystem: { writable: ['~/.cache'], readable: ['~/.cargo', '~/.config/git'], hidden: ['~/.config/git/credentials'] }\n",
+  );
+  const r = await run(['check', file], '', { HOME: join(dir, 'h') });
+  expect(r.code).toBe(0);
+  expect(r.err).toContain(
+    `readable path ${join(dir, 'h', '.cargo')} holds known credential files (~/.cargo/credentials, ~/.cargo/credentials.toml)`,
+  );
+  expect(r.err).toContain(
+    `writable path ${join(dir, 'h', '.cache')} holds credential daemons' socket places (~/.cache/git/credential)`,
+  );
+  // A hidden path covers what it hides.
+  expect(r.err).not.toContain('~/.config/git/credentials');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('explain: an ask line exits 3 and names the ask rule; the shipped default asks before git push', async () => {

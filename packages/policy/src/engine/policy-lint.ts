@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { isInside } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, SourcePosition } from '../policy-file/policy-types.js';
+import { viewExposures } from '../sandbox/view-lint.js';
 import { CASE_INSENSITIVE_NAMES } from './env-names.js';
 import { writableRoots } from './writable-roots.js';
 import { resolveWriteTarget } from './write-checks.js';
@@ -11,7 +12,8 @@ export interface PolicyWarning {
     | 'interpreters-unruled'
     | 'env-case-variants'
     | 'writable-policy-file'
-    | 'writable-audit-file';
+    | 'writable-audit-file'
+    | 'sandbox-view-exposes';
   readonly message: string;
   readonly position?: SourcePosition;
 }
@@ -33,7 +35,9 @@ const INTERPRETERS = ['bash', 'sh', 'python3', 'python', 'node', 'perl', 'ruby',
  *   engine folds case itself only for npm_config_*;
  * - the policy file, or the audit trail, writable by the commands it judges:
  *   inside a cwd root, or a path redirections may write (writes.allow or an
- *   allowing writes.default, and no writes.deny pattern).
+ *   allowing writes.default, and no writes.deny pattern);
+ * - a sandbox's readable or writable path that holds a known credential
+ *   file or a credential daemon's socket place (`sandbox/view-lint.ts`).
  */
 export function lintPolicy(policy: LoadedPolicy, options: PolicyLintOptions = {}): PolicyWarning[] {
   const warnings: PolicyWarning[] = [];
@@ -73,6 +77,8 @@ export function lintPolicy(policy: LoadedPolicy, options: PolicyLintOptions = {}
     const verdict = writeVerdict(policy, path);
     if (verdict !== null) warnings.push({ code, message: `${what} ${path} ${verdict}` });
   };
+  for (const message of viewExposures(policy.sandbox))
+    warnings.push({ code: 'sandbox-view-exposes', message });
   check(policy.path, 'writable-policy-file', 'the policy file');
   if (options.auditPath !== undefined) check(options.auditPath, 'writable-audit-file', 'the audit trail');
   return warnings;

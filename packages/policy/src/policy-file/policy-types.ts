@@ -105,6 +105,25 @@ export interface SandboxPolicy {
   readonly network: 'none' | 'all' | { readonly allow: readonly string[] };
   /** The unprivileged user commands run as when the server is root; `null`: termgate-sandbox. */
   readonly user?: string | null;
+  /**
+   * The allowlisted view: these directories (HOME, `/root`, `/run`,
+   * `/var/run` by default) appear with only what `readable`, `writable` and
+   * `unixSockets` name inside them. Absolute, resolved. Absent (a profile
+   * built by hand): none.
+   */
+  readonly allowlistedTrees?: readonly string[];
+  /** Paths inside the allowlisted trees shown read-only. Absolute, resolved. */
+  readonly readable?: readonly string[];
+  /** Host Unix sockets a command may connect to, by path; every other listening host socket is covered. */
+  readonly unixSockets?: { readonly allow: readonly string[] };
+  /** Changes to the run-later set (`sandbox/run-later.ts`), each with its reason. */
+  readonly runLater?: RunLaterPolicy;
+}
+
+/** `sandbox.filesystem.runLater`: names relative to each project directory; a trailing `/` is a directory. */
+export interface RunLaterPolicy {
+  readonly add: readonly { readonly path: string; readonly reason: string }[];
+  readonly remove: readonly { readonly path: string; readonly reason: string }[];
 }
 
 /** A validated policy. Immutable; safe to share. */

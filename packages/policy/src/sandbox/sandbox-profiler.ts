@@ -3,6 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { SandboxProfile } from '@termgate/termhost';
 import { isInside, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { SandboxPolicy } from '../policy-file/policy-types.js';
+import { runLaterPaths } from './run-later.js';
+import { viewOf } from './view.js';
 
 /** Paths termgate protects whatever the policy says. */
 export interface ProtectedPaths {
@@ -36,8 +38,16 @@ export interface SandboxProfilerOptions {
  * too: a mount point cannot be renamed, so a command cannot move a
  * protected path's parent aside and put its own file in its place.
  *
+ * The view (`view.ts`): the allowlisted trees emptied but for the readable,
+ * writable and allowed-socket paths inside them, the system's secrets
+ * hidden, every host socket in view and not allowed covered. The run-later
+ * set (`run-later.ts`) is read-only in each writable directory; a protected
+ * path that does not exist yet (a run-later entry, a `readOnly` path of the
+ * policy: a directory when written with a trailing `/`) gets a placeholder.
+ *
  * Fails closed: a read-only or hidden path of the policy that now resolves
- * through a symlink throws (the gate then refuses the create).
+ * through a symlink throws (the gate then refuses the create), and so does
+ * a run-later entry that is a symlink.
  */
 export class SandboxProfiler {
   constructor(
@@ -61,25 +71,52 @@ export class SandboxProfiler {
       }
     };
     const readOnly = new Set<string>();
-    for (const path of [...this.policy.readOnly, ...this.options.protect.readOnly]) {
-      if (canonical(path) && insideWritable(path)) readOnly.add(path);
+    const placeholderDirectories = new Set<string>();
+    const placeholderFiles = new Set<string>();
+    for (const written of [...this.policy.readOnly, ...this.options.protect.readOnly]) {
+      // A trailing slash says what a path that does not exist yet is to be: a directory.
+      const path = written.length > 1 && written.endsWith('/') ? written.slice(0, -1) : written;
+      if (!insideWritable(path)) continue;
+      if (canonical(path)) readOnly.add(path);
+      else if (canonicalParent(path))
+        (path === written ? placeholderFiles : placeholderDirectories).add(path);
     }
     if (this.policy.protectGit) {
       for (const path of gitPaths(writable, cwd)) if (insideWritable(path)) readOnly.add(path);
     }
-    const hiddenDirectories: string[] = [];
-    const hiddenFiles: string[] = [];
-    for (const path of new Set([...this.policy.hidden, ...this.options.protect.hidden])) {
-      if (!canonical(path)) continue;
+    const later = runLaterPaths(writable, cwd, this.policy.runLater);
+    for (const path of later.readOnly) readOnly.add(path);
+    for (const path of later.placeholderDirectories) placeholderDirectories.add(path);
+    for (const path of later.placeholderFiles) placeholderFiles.add(path);
+    const hidden = [...new Set([...this.policy.hidden, ...this.options.protect.hidden])].filter(canonical);
+    const view = viewOf(
+      this.policy,
+      writable,
+      tmp !== null,
+      hidden.filter((path) => kindOf(path) === 'directory'),
+    );
+    // What lies in an emptied tree and in nothing shown through it is not there to hide.
+    const shown = [...view.readable, ...view.sockets, ...writable];
+    const visible = (path: string): boolean =>
+      !view.emptied.some((tree) => isInside(path, tree)) || shown.some((dir) => isInside(path, dir));
+    const hiddenDirectories: string[] = [...view.hiddenDirectories];
+    const hiddenFiles: string[] = [...view.hiddenFiles];
+    for (const path of hidden) {
+      if (!visible(path)) continue;
       if (kindOf(path) === 'directory') hiddenDirectories.push(path);
       else hiddenFiles.push(path);
-      if (insideWritable(path)) pin(path);
     }
-    for (const path of readOnly) pin(path);
+    for (const path of [...hiddenDirectories, ...hiddenFiles]) if (insideWritable(path)) pin(path);
+    for (const path of [...readOnly, ...placeholderDirectories, ...placeholderFiles]) pin(path);
     return {
       filesystem: {
+        emptied: view.emptied,
+        readable: view.readable,
+        sockets: view.sockets,
         writable: [...writable, ...[...pins].filter((dir) => !writable.includes(dir))],
         readOnly: [...readOnly],
+        placeholderDirectories: [...placeholderDirectories],
+        placeholderFiles: [...placeholderFiles],
         hiddenDirectories,
         hiddenFiles,
         tmp,
@@ -87,6 +124,19 @@ export class SandboxProfiler {
       network: this.policy.network === 'all' ? 'all' : this.policy.network === 'none' ? 'none' : 'proxy',
     };
   }
+}
+
+/**
+ * True when `path` does not exist but its nearest existing ancestor does,
+ * without a symlink on the way; throws when that ancestor leads through one
+ * (a placeholder's mount point would be created where the link points).
+ */
+function canonicalParent(path: string): boolean {
+  // A dangling symlink: bwrap would create the mount point where it points.
+  if (kindOf(path) !== null) throw new Error(`${path} is a symlink to a path that does not exist`);
+  let dir = dirname(path);
+  while (realpathOrNull(dir) === null && dir !== dirname(dir)) dir = dirname(dir);
+  return canonical(dir);
 }
 
 /** True when `path` exists without a symlink on the way; false when it does not exist; throws otherwise. */

@@ -15,9 +15,7 @@ import type { SandboxProfile } from '../../sandbox-profile.js';
  * - The network is not unshared here: `all` shares the host's, and `none` /
  *   `proxy` run inside the server's shared network namespace, entered before
  *   bwrap starts (see `BubblewrapSandbox`).
- * - Mounts, in order, each later one winning: `/` read-only, a new `/dev`
- *   and `/proc`, the private `/tmp`, the writable paths, the read-only
- *   carve-outs, the hidden paths.
+ * - Mounts: see `filesystemArguments`.
  * - The kernel layers (`kernel`, see {@link kernelArguments}): the syscall
  *   filter, no nested user namespaces, the size of the private `/tmp`.
  */
@@ -36,21 +34,44 @@ export function bubblewrapArguments(
     '--unshare-cgroup-try',
     '--cap-drop',
     'ALL',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
+    ...filesystemArguments(profile.filesystem, kernel.tmpBytes),
   ];
-  const fs = profile.filesystem;
-  if (fs.tmp !== null) args.push(...privateTmpArguments(kernel));
+  args.push('--chdir', cwd, '--');
+  return args;
+}
+
+// ---- the filesystem view (mounts) -------------------------------------------------------------
+
+/**
+ * The mounts, in order, each later one winning for the paths it covers:
+ * `/` read-only, a new `/dev` and `/proc`, the private `/tmp`; the emptied
+ * trees (an empty tmpfs each), the readable paths shown through them
+ * read-only and the allowed sockets bound in; the writable paths; the
+ * read-only carve-outs; the placeholders (an empty read-only tmpfs or
+ * `/dev/null` where a protected path does not exist yet: bwrap creates the
+ * mount point); the hidden paths; last, each emptied tree remounted
+ * read-only (not recursively: what was mounted inside keeps its own mode),
+ * after every mount point inside it was created.
+ */
+export function filesystemArguments(
+  fs: SandboxProfile['filesystem'],
+  /** The private `/tmp`'s size in bytes (see `privateTmpArguments`); `null`: the kernel's default. */
+  tmpBytes: number | null = null,
+): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  if (fs.tmp !== null) args.push(...privateTmpArguments(tmpBytes));
+  const emptied = parentsFirst(fs.emptied ?? []);
+  for (const path of emptied) args.push('--tmpfs', path);
+  for (const path of parentsFirst(fs.readable ?? [])) args.push('--ro-bind', path, path);
+  for (const path of parentsFirst(fs.sockets ?? [])) args.push('--ro-bind', path, path);
   for (const path of parentsFirst(fs.writable)) args.push('--bind', path, path);
   for (const path of parentsFirst(fs.readOnly)) args.push('--ro-bind', path, path);
+  for (const path of parentsFirst(fs.placeholderDirectories ?? []))
+    args.push('--tmpfs', path, '--remount-ro', path);
+  for (const path of parentsFirst(fs.placeholderFiles ?? [])) args.push('--ro-bind', '/dev/null', path);
   for (const path of parentsFirst(fs.hiddenDirectories)) args.push('--tmpfs', path, '--remount-ro', path);
   for (const path of parentsFirst(fs.hiddenFiles)) args.push('--ro-bind', '/dev/null', path);
-  args.push('--chdir', cwd, '--');
+  for (const path of emptied) args.push('--remount-ro', path);
   return args;
 }
 
@@ -87,7 +108,7 @@ export function kernelArguments(kernel: KernelConfinement): string[] {
 }
 
 /** The private `/tmp`: a tmpfs of the command's own (so one per terminal), sticky and world-writable like /tmp. */
-function privateTmpArguments(kernel: KernelConfinement): string[] {
-  const size = kernel.tmpBytes === null ? [] : ['--size', String(kernel.tmpBytes)];
+function privateTmpArguments(tmpBytes: number | null): string[] {
+  const size = tmpBytes === null ? [] : ['--size', String(tmpBytes)];
   return ['--perms', '1777', ...size, '--tmpfs', '/tmp'];
 }

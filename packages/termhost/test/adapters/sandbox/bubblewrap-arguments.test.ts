@@ -93,3 +93,42 @@ describe('bubblewrapArguments', () => {
     expect(kernelArguments({ seccompFd: null, disableUserns: false, tmpBytes: null })).toEqual([]);
   });
 });
+
+describe('filesystem view arguments', () => {
+  it('empties the trees first, shows readable paths and sockets through them, and remounts the trees read-only last', () => {
+    const args = bubblewrapArguments(
+      profile({
+        emptied: ['/home/u', '/run'],
+        readable: ['/home/u/.gitconfig'],
+        sockets: ['/run/user/1/agent.sock'],
+        writable: ['/home/u/.npm', '/w'],
+        readOnly: ['/w/.npmrc'],
+        placeholderDirectories: ['/w/.husky'],
+        placeholderFiles: ['/w/.yarnrc'],
+        hiddenFiles: ['/w/db.sock'],
+      }),
+      '/w',
+    );
+    const at = (flag: string, path: string): number =>
+      args.findIndex((arg, i) => arg === flag && args[i + 1] === path);
+    const atDest = (flag: string, dest: string): number =>
+      args.findIndex((arg, i) => arg === flag && args[i + 2] === dest);
+    const steps = [
+      at('--tmpfs', '/home/u'),
+      atDest('--ro-bind', '/home/u/.gitconfig'),
+      atDest('--ro-bind', '/run/user/1/agent.sock'),
+      atDest('--bind', '/home/u/.npm'),
+      atDest('--ro-bind', '/w/.npmrc'),
+      at('--tmpfs', '/w/.husky'),
+      atDest('--ro-bind', '/w/.yarnrc'),
+      atDest('--ro-bind', '/w/db.sock'),
+      at('--remount-ro', '/home/u'),
+    ];
+    expect(steps.every((i) => i >= 0)).toBe(true);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    // A placeholder directory is read-only at once; a placeholder file is /dev/null.
+    expect(args[at('--tmpfs', '/w/.husky') + 2]).toBe('--remount-ro');
+    expect(args[atDest('--ro-bind', '/w/.yarnrc') + 1]).toBe('/dev/null');
+    expect(args.filter((a) => a === '--remount-ro').length).toBe(3);
+  });
+});
