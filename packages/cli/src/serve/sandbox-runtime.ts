@@ -95,13 +95,15 @@ export async function startSandbox(
       const reached = [
         ...section.readOnly,
         ...section.hidden,
+        ...(section.readable ?? []),
+        ...(section.unixSockets?.allow ?? []),
         auditDir,
         realpathSync(paths.policyPath),
         realpathSync(paths.installRoot),
         ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []),
         join(runtimeDir, 'proxy.sock'),
       ];
-      grantSandboxAccess(identity, section.writable, reached);
+      grantSandboxAccess(identity, section.writable, reached, section.unixSockets?.allow ?? []);
     }
     sandbox = await BubblewrapSandbox.start({
       identity,

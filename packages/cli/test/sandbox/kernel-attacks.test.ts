@@ -22,10 +22,22 @@ import {
 const asRoot = process.getuid?.() === 0;
 const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
 
-/** The sandbox section, then (top level) limits low enough to hit. */
-const SECTION = ['  mode: required', '  network: none', 'limits:', '  memoryMiB: 256', '  tmpMiB: 64'].join(
-  '\n',
-);
+/** The root-only control socket of the /run attack, one per server. */
+const controlSocket = (as: string): string => `/run/termgate-kernel-${process.pid}-${as}.sock`;
+
+/**
+ * The sandbox section, then (top level) limits low enough to hit. The control socket is allowed
+ * by path, so that the view shows it and only the identity (DAC) stands in the way.
+ */
+const SECTION = [
+  '  mode: required',
+  '  network: none',
+  '  unixSockets:',
+  `    allow: ['${controlSocket('self')}', '${controlSocket('nobody')}']`,
+  'limits:',
+  '  memoryMiB: 256',
+  '  tmpMiB: 64',
+].join('\n');
 
 /** `serve` as the tests' user, or as nobody (root only). */
 function serveAs(world: SandboxWorld, who: 'self' | 'nobody'): WireServer {
@@ -100,7 +112,7 @@ describe.each(who)('kernel layers, serving as %s', (as) => {
 
   test('a root-only 0600 control socket under /run is not driven (checked in the daemon log on the host)', async () => {
     if (!asRoot) return; // only root can create the daemon this attack is about
-    const sock = `/run/termgate-kernel-${process.pid}-${as}.sock`;
+    const sock = controlSocket(as);
     const log = `/var/tmp/termgate-kernel-${process.pid}-${as}.log`;
     rmSync(log, { force: true });
     const daemon: ChildProcess = spawn(

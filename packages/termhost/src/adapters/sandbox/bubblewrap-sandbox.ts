@@ -7,7 +7,7 @@ import { assertExecutable, findOnPath } from '../executable-check.js';
 import { bubblewrapArguments, type KernelConfinement } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
-import { identityPrefix, type SandboxIdentity } from './sandbox-identity.js';
+import { identityPrefix, type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
 import {
   DEFAULT_SANDBOX_LIMITS,
   describeLimits,
@@ -220,7 +220,7 @@ export class BubblewrapSandbox {
           ...prefix,
           ...kernel.newKeyring,
           this.#bwrap,
-          ...bubblewrapArguments(profile, request.cwd, kernel.confinement),
+          ...bubblewrapArguments(coverable(profile, kernel.identity), request.cwd, kernel.confinement),
           ...kernel.inner,
           ...request.argv,
         ],
@@ -506,6 +506,30 @@ function probeChain(bwrap: string, kernel: KernelLayers): Promise<void> {
       else fail(stderr.trim() || `exit ${code ?? signal}`);
     });
   }).finally(() => closeSync(filterFd));
+}
+
+/**
+ * The profile without the covers (hidden paths, placeholders) that the
+ * identity cannot reach by DAC anyway: bwrap runs as it and could not
+ * create them (a host socket in another user's 0700 directory, say).
+ */
+function coverable(profile: SandboxProfile, identity: SandboxIdentity | null): SandboxProfile {
+  // Without an identity, bwrap runs as the server's own (non-root) uid.
+  const who = identity ?? { uid: process.getuid?.() ?? -1 };
+  const keep = (paths: readonly string[]): string[] => paths.filter((path) => !unreachableBy(who, path));
+  const fs = profile.filesystem;
+  return {
+    ...profile,
+    filesystem: {
+      ...fs,
+      hiddenDirectories: keep(fs.hiddenDirectories),
+      hiddenFiles: keep(fs.hiddenFiles),
+      ...(fs.placeholderDirectories !== undefined && {
+        placeholderDirectories: keep(fs.placeholderDirectories),
+      }),
+      ...(fs.placeholderFiles !== undefined && { placeholderFiles: keep(fs.placeholderFiles) }),
+    },
+  };
 }
 
 /** The proxy's socket, connectable by the identity (the relay runs as it). */

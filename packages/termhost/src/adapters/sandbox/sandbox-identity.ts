@@ -74,6 +74,8 @@ export function grantSandboxAccess(
   identity: SandboxIdentity,
   writable: readonly string[],
   reached: readonly string[],
+  /** Host sockets the policy allows by path: connectable (`rw`) for the sandbox user too. */
+  connectable: readonly string[] = [],
 ): void {
   const setfacl = findOnPath('setfacl', SYSTEM_PATH);
   if (setfacl === null) {
@@ -101,6 +103,14 @@ export function grantSandboxAccess(
     }
   }
   for (const dir of searchOnly) run(['-m', `${u}:x`, '--', dir]);
+  for (const socket of connectable) {
+    try {
+      if (!statSync(socket).isSocket()) continue;
+    } catch {
+      continue; // not there (yet): bound only when it exists
+    }
+    run(['-m', `${u}:rw`, '--', socket]);
+  }
   for (const root of writable) {
     let owner: number;
     try {
@@ -118,4 +128,24 @@ function othersCanSearch(dir: string): boolean {
   } catch {
     return true; // missing: nothing to grant
   }
+}
+
+/**
+ * True when `identity` can certainly not reach `path` by DAC: some directory
+ * above it is not the identity's and has neither the group-class nor the
+ * other search bit (with POSIX ACLs the group-class bits are the mask, so
+ * no ACL entry can grant search either). Such a path needs no cover in the
+ * sandbox (the kernel refuses it anyway), and bwrap, running as the
+ * identity, could not create the cover.
+ */
+export function unreachableBy(identity: { readonly uid: number }, path: string): boolean {
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const stat = statSync(dir);
+      if (stat.uid !== identity.uid && (stat.mode & 0o011) === 0) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
