@@ -19,6 +19,8 @@ if (!process.stderr.isTTY) process.env.NO_COLOR ??= '1';
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],
+  // The staged `termgate` package (scripts/pack-cli.mjs) repeats packages/cli's name.
+  modulePathIgnorePatterns: ['<rootDir>/packages/cli/pack/'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.[cm]?[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],

@@ -20,6 +20,7 @@
  * all three rules.
  */
 
+export { AskRoundTrips } from './ask-round-trips.js';
 export { AuditError, type AuditErrorCode } from './audit-error.js';
 export { type ChainHead, sha256Hex } from './chain.js';
 export {
@@ -44,7 +45,12 @@ export {
 } from './query.js';
 export { ECS_VERSION, type ServiceInfo } from './record-fields.js';
 export { type ReportInput, type ReportVerification, renderReportHtml } from './report/report-html.js';
-export { type ReportModel, ReportModelBuilder, type ReportTerminal } from './report/report-model.js';
+export {
+  type ReportModel,
+  ReportModelBuilder,
+  type ReportServer,
+  type ReportTerminal,
+} from './report/report-model.js';
 export { isRotationDue, parseRotatedName, type RotationPolicy, rotatedPath } from './rotation.js';
 export { generateSigningKeyPair, loadPublicKeys, loadSigningKey } from './signing-key.js';
 export { AuditSummarizer, type AuditSummary } from './summary.js';

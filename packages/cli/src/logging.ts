@@ -15,10 +15,19 @@ export function resolveLogFormat(chosen: LogFormat | null, stderr: Writable): Lo
 }
 
 /**
+ * Whether `pretty` colours its lines: only when stderr is a terminal and
+ * `NO_COLOR` is unset or empty (https://no-color.org: any non-empty value
+ * turns colour off).
+ */
+export function wantsColour(stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stderr.isTTY === true && (env.NO_COLOR ?? '') === '';
+}
+
+/**
  * The root logger, on stderr (fd 2) and written synchronously so nothing is
  * lost at exit. stdout belongs to the protocol and never receives a log
  * line. `pretty` renders each record with pino-pretty (pino's own
- * formatter; colours only when stderr is a terminal), loaded only then.
+ * formatter; colours as `wantsColour` says), loaded only then.
  */
 export async function createStderrLogger(level: Level | 'silent', format: LogFormat): Promise<Logger> {
   if (format === 'json') {
@@ -27,38 +36,61 @@ export async function createStderrLogger(level: Level | 'silent', format: LogFor
   const { default: pretty } = await import('pino-pretty');
   return pino(
     { name: 'termgate', level },
-    pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname' }),
+    pretty({
+      destination: 2,
+      sync: true,
+      colorize: wantsColour(process.stderr, process.env),
+      ignore: 'pid,hostname',
+    }),
   );
 }
 
 /**
- * The operator's lines: which policy and trail are in use, the sandbox's
- * state, and the audit trail's head at start and stop (the anchors
- * `termgate audit verify --anchor` takes). They are printed whatever the log
- * level, `silent` included: an anchor that is not printed cannot be kept.
+ * The operator's lines. `notice`: which policy and trail are in use and the
+ * sandbox's state, printed when the log level lets `info` through (so
+ * `--log-level warn` keeps stderr to what needs attention). `warning`:
+ * something the operator should act on (a workspace that is the whole home
+ * directory, a checkpoint that failed), printed unless the level is `error`
+ * or above. `anchor`: the audit trail's head at start and stop (what
+ * `termgate audit verify --anchor` takes), printed whatever the level,
+ * `silent` included: an anchor that is not printed cannot be kept.
  */
 export interface Notices {
   notice(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  warning(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  anchor(message: string, fields?: Readonly<Record<string, unknown>>): void;
   /** Why the process refuses to go on (a start that failed closed, an agent that cannot start). */
   problem(message: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
 /**
- * `pretty`: `termgate: MESSAGE` lines (`termgate COMMAND: MESSAGE` for a problem);
- * `json`: one pino JSON object a line (level info, or error for a problem;
- * the fields next to `msg`), like the log's, so that a log collector reads
- * one format.
+ * `pretty`: `termgate: MESSAGE` lines (`termgate: warning: MESSAGE`,
+ * `termgate COMMAND: MESSAGE` for a problem); `json`: one pino JSON object a
+ * line (level info, warn for a warning, error for a problem; the fields next
+ * to `msg`), like the log's, so that a log collector reads one format.
+ * `level` is the `--log-level`; anchors and problems ignore it.
  */
-export function createNotices(format: LogFormat, stderr: Writable, command: string): Notices {
+export function createNotices(
+  format: LogFormat,
+  stderr: Writable,
+  command: string,
+  level: Level | 'silent' = DEFAULT_LOG_LEVEL,
+): Notices {
+  const shows = (wanted: Level): boolean =>
+    level !== 'silent' && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(wanted);
   if (format === 'pretty') {
     return {
-      notice: (message) => stderr.write(`termgate: ${message}\n`),
+      notice: (message) => shows('info') && stderr.write(`termgate: ${message}\n`),
+      warning: (message) => shows('warn') && stderr.write(`termgate: warning: ${message}\n`),
+      anchor: (message) => stderr.write(`termgate: ${message}\n`),
       problem: (message) => stderr.write(`termgate ${command}: ${message}\n`),
     };
   }
   const log = pino({ name: 'termgate', level: 'info' }, stderr);
   return {
-    notice: (message, fields) => log.info(fields ?? {}, message),
+    notice: (message, fields) => shows('info') && log.info(fields ?? {}, message),
+    warning: (message, fields) => shows('warn') && log.warn(fields ?? {}, message),
+    anchor: (message, fields) => log.info(fields ?? {}, message),
     problem: (message, fields) => log.error(fields ?? {}, message),
   };
 }

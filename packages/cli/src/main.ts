@@ -62,6 +62,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   return (await load())(rest, io);
 }
 
+/** Exit status of a command whose reader closed its stdout: 128 + SIGPIPE, as a shell reports a process that pipe killed. */
+export const EXIT_CLOSED_PIPE = 141;
+
+/**
+ * `termgate audit show | head -1`: once the reader has gone, the rest of the
+ * output has nowhere to go; the command ends quietly (no "write EPIPE" and
+ * no stack) with `EXIT_CLOSED_PIPE`. Not for `serve` and `acp-proxy`, whose
+ * stdout is the protocol channel: the transport handles a client that left.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT_CLOSED_PIPE);
+  });
+}
+
+const command = process.argv[2];
+if (command !== 'serve' && command !== 'acp-proxy') endQuietlyWhenStdoutCloses();
+
 main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
   (code) => {
     process.exitCode = code;

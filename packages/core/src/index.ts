@@ -55,10 +55,14 @@ export {
 } from './mcp/tools/output-budget.js';
 export {
   DEFAULT_CREATE_WAIT_SECONDS,
+  type SandboxFacts,
   SERVER_INSTRUCTIONS,
+  sandboxSentences,
+  serverInstructions,
   TOOL_DEFINITIONS,
   TOOL_NAMES,
   type ToolName,
+  toolDefinitions,
 } from './mcp/tools/tool-definitions.js';
 export { type Logger, silentLogger } from './ports/logger.js';
 export type { ChannelFramingError, MessageChannel } from './ports/message-channel.js';

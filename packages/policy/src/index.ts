@@ -55,4 +55,4 @@ export {
 } from './sandbox/sandbox-profiler.js';
 export type { Assignment, LineAnalysis, Problem } from './shell/analysis.js';
 export { assertBashCompatibleShell } from './shell/assert-bash.js';
-export { DEFAULT_POLICY_PATH, REPO_ROOT as INSTALL_ROOT } from './shell/module-location.js';
+export { DEFAULT_POLICY_PATH, INSTALL_ROOT } from './shell/module-location.js';

@@ -3,12 +3,13 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   openSync,
   statSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, parse as parsePath } from 'node:path';
 import { AuditError, describeCause } from '../audit-error.js';
 import type { ChainHead } from '../chain.js';
 import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../rotation.js';
@@ -120,7 +121,8 @@ export class CheckedFileDestination {
     if (options.rotation !== undefined) assertRotationPolicy(options.rotation);
     let fd: number;
     try {
-      if (options.mkdir) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      assertUsablePath(path);
+      if (options.mkdir) makeParentDirectories(dirname(path));
       if (options.rotation !== undefined)
         startFirstSegment(path, options.lock, options.now ?? (() => new Date()));
       // a+ (O_APPEND | O_RDWR | O_CREAT): append-only writes, and reads to find the chain's head.
@@ -366,4 +368,56 @@ function writerFile(
     pendingPrevFile: null,
     startedAt: null,
   };
+}
+
+/**
+ * Refuses, before anything is created, an audit path that names a
+ * directory or a symlink whose target does not exist (opening that would
+ * create a file somewhere the path does not show).
+ */
+function assertUsablePath(path: string): void {
+  let link: ReturnType<typeof lstatSync> | undefined;
+  try {
+    link = lstatSync(path);
+  } catch {
+    return; // Missing (created by open) or unreachable (open names the cause).
+  }
+  if (link.isDirectory()) throw new Error(`${path} is a directory; --audit names a file`);
+  if (!link.isSymbolicLink()) return;
+  try {
+    if (statSync(path).isDirectory()) throw new Error(`${path} leads to a directory; --audit names a file`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${path} is a symlink to a file that does not exist (a dangling symlink)`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates `dir` and its missing parents (mode 0700), one `mkdir` each, from
+ * the deepest existing ancestor down; throws the first failure. Unlike
+ * `mkdirSync(dir, { recursive: true })` on Node 20, this ends on every file
+ * system: under /proc a `mkdir` answers ENOENT for a parent that exists,
+ * which sends Node's recursive walk round forever on the event loop.
+ */
+function makeParentDirectories(dir: string): void {
+  const missing: string[] = [];
+  const { root } = parsePath(dir);
+  for (let at = dir; at !== root; at = dirname(at)) {
+    try {
+      lstatSync(at);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      missing.push(at);
+    }
+  }
+  for (const at of missing.reverse()) {
+    try {
+      mkdirSync(at, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import type { ReportModel } from './report-model.js';
+import type { ReportModel, ReportServer } from './report-model.js';
 import { REPORT_SCRIPT } from './report-script.js';
 
 /** What the report says about the trail's verification, at the top of the page. */
@@ -40,6 +40,13 @@ td.command { font-family: ui-monospace, monospace; white-space: pre-wrap; word-b
 tr.decision-deny td { background: #fdecea; }
 tr.decision-deny td:nth-child(3) { color: #c62828; font-weight: 700; }
 tr.decision-ask td { background: #fff4e0; }
+tr.declined td { background: #f3e8fd; }
+tr.declined td:nth-child(3) { color: #6a1b9a; font-weight: 700; }
+tr.verification-failed td { background: #c62828; color: #fff; font-weight: 700; }
+tr.verification-failed td:first-child::before { content: "✗ "; }
+tr.unverified td { color: #8a6d00; font-style: italic; }
+#servers { margin-bottom: 12px; }
+#servers li { font-family: ui-monospace, monospace; word-break: break-all; }
 tr[data-id] { cursor: pointer; }
 tr[data-id]:hover td { outline: 1px solid #d0d7de; }
 dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 4px 0 8px; }
@@ -58,6 +65,30 @@ function embed(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
+function networkText(network: ReportServer['network']): string {
+  if (network === null) return 'unknown';
+  return typeof network === 'string' ? network : `allowlist: ${network.join(', ') || '(no host)'}`;
+}
+
+/** Each distinct policy and sandbox the trail's servers ran with (from their `server-start` records). */
+function serversHtml(servers: readonly ReportServer[]): string {
+  const seen = new Set<string>();
+  const items: string[] = [];
+  for (const server of servers) {
+    const sandbox =
+      server.sandboxMode === null
+        ? 'sandbox: not recorded'
+        : `sandbox: ${server.sandboxMode}${server.sandboxMode === 'off' ? '' : `, network: ${networkText(server.network)}`}`;
+    const line = `policy ${server.policyPath ?? '(unknown)'} sha256 ${server.policySha256 ?? '(unknown)'}; ${sandbox}`;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    items.push(`<li data-policy-sha256="${escapeHtml(server.policySha256 ?? '')}">${escapeHtml(line)}</li>`);
+  }
+  return items.length === 0
+    ? '<div id="servers" class="meta">No server-start record: policy and sandbox unknown.</div>'
+    : `<div id="servers" class="meta">Served by termgate with:<ul>${items.join('')}</ul></div>`;
+}
+
 /**
  * The review report: one self-contained HTML document (inline style, script
  * and data; a Content-Security-Policy that allows no network access). The
@@ -67,6 +98,7 @@ function embed(value: unknown): string {
 export function renderReportHtml(input: ReportInput): string {
   const { model, verification } = input;
   const count = (decision: string) => model.terminals.filter((t) => t.decision === decision).length;
+  const declined = model.terminals.filter((t) => t.decision === 'deny' && t.approval === 'deny').length;
   const files = input.files.map((file) => `<li>${escapeHtml(file)}</li>`).join('');
   const other = Object.entries(model.otherActions)
     .map(([action, n]) => `${escapeHtml(action)}: ${n}`)
@@ -85,14 +117,16 @@ export function renderReportHtml(input: ReportInput): string {
 <div class="meta">Generated ${escapeHtml(input.generatedAt.toISOString())} from ${input.files.length} file(s), ${model.records} records.
 <details><summary>Files</summary><ul>${files}</ul></details></div>
 <div id="verification" class="${verification.status}" data-status="${verification.status}">${escapeHtml(verification.text)}</div>
+${serversHtml(model.servers)}
 <div class="summary">
 <span><b>${model.terminals.length}</b> terminals</span>
 <span><b>${count('allow')}</b> allowed</span>
-<span><b id="summary-deny">${count('deny')}</b> refused</span>
+<span><b id="summary-deny">${count('deny') - declined}</b> refused by the policy</span>
+<span><b id="summary-declined">${declined}</b> declined by a person</span>
 <span>other records: ${other === '' ? 'none' : other}</span>
 </div>
 <canvas id="timeline" aria-label="timeline of terminals"></canvas>
-<div class="legend meta"><span style="color:#2e7d32">■ exit 0</span><span style="color:#546e7a">■ other exit</span><span style="color:#c62828">■ refused</span><span style="color:#ef8f00">■ other decision</span></div>
+<div class="legend meta"><span style="color:#2e7d32">■ exit 0</span><span style="color:#546e7a">■ other exit</span><span style="color:#c62828">■ refused by the policy</span><span style="color:#6a1b9a">■ declined by a person</span><span style="color:#ef8f00">■ other decision</span></div>
 <div class="filters">
 <label>Decision <select id="f-decision"><option value="">all</option></select></label>
 <label>Rule <select id="f-rule"><option value="">all</option></select></label>

@@ -29,6 +29,31 @@ export interface ReportTerminal {
   seqs: number[];
   /** Follow-up verbs that were refused (output, wait, kill, release). */
   refusedVerbs: string[];
+  /**
+   * How an `ask` ended (`termgate.approval.outcome` of its answer):
+   * `deny` is a person's no, `cancelled`/`timeout`/`unavailable` a question
+   * nobody answered, `allow_once`/`allow_always` an approval; null when
+   * nobody was asked.
+   */
+  approval: string | null;
+  /**
+   * `failed`: a record of this terminal is where verification failed;
+   * `unverified`: it has records after that point, which the broken chain
+   * cannot vouch for; null when verification passed it.
+   */
+  verification: 'failed' | 'unverified' | null;
+}
+
+/** What a `server-start` record says about the server: its policy and its sandbox. */
+export interface ReportServer {
+  readonly at: number | null;
+  readonly version: string | null;
+  readonly policyPath: string | null;
+  readonly policySha256: string | null;
+  /** `required` or `off`; null when the record does not say (an older server). */
+  readonly sandboxMode: string | null;
+  /** `none`, `all`, or the allowlist's hosts. */
+  readonly network: string | readonly string[] | null;
 }
 
 /** Everything the report shows besides the verification result. */
@@ -37,6 +62,8 @@ export interface ReportModel {
   readonly records: number;
   /** Records that are not about a terminal, by `event.action` (server-start, audit-checkpoint, …). */
   readonly otherActions: Record<string, number>;
+  /** One per `server-start` record, in trail order. */
+  readonly servers: ReportServer[];
   /** `@timestamp` of the first and last record, ms. */
   readonly firstAt: number | null;
   readonly lastAt: number | null;
@@ -55,6 +82,7 @@ export class ReportModelBuilder {
   private readonly otherActions: Record<string, number> = {};
   private firstAt: number | null = null;
   private lastAt: number | null = null;
+  private readonly servers: ReportServer[] = [];
 
   add(record: Readonly<Record<string, unknown>>): void {
     this.records += 1;
@@ -67,6 +95,7 @@ export class ReportModelBuilder {
     const id = str(auditField(record, 'termgate.terminal_id'));
     if (id === null) {
       this.otherActions[action] = (this.otherActions[action] ?? 0) + 1;
+      if (action === 'server-start') this.servers.push(serverOf(record, Number.isNaN(at) ? null : at));
       return;
     }
     const terminal = this.terminal(id);
@@ -88,6 +117,7 @@ export class ReportModelBuilder {
         // An `ask` ends as its answer says: approved (allow) or not (deny, with why).
         terminal.decision = str(auditField(record, 'termgate.decision'));
         terminal.reason = str(auditField(record, 'event.reason'));
+        terminal.approval = str(auditField(record, 'termgate.approval.outcome'));
         break;
       case 'terminal-spawn':
         terminal.pid = num(auditField(record, 'process.pid'));
@@ -114,11 +144,27 @@ export class ReportModelBuilder {
     }
   }
 
-  result(): ReportModel {
+  /**
+   * The model; `brokenAtSeq`: the seq where verification failed (the
+   * terminal holding the first record from there is marked `failed`, the
+   * others with records from there `unverified`).
+   */
+  result(brokenAtSeq?: number): ReportModel {
+    const terminals = [...this.terminals.values()];
+    if (brokenAtSeq !== undefined) {
+      // The first record at or after the break (the edited one, or the one after a gap) failed.
+      const after = terminals.flatMap((t) => t.seqs).filter((seq) => seq >= brokenAtSeq);
+      const failedSeq = after.length === 0 ? null : Math.min(...after);
+      for (const t of terminals) {
+        if (failedSeq !== null && t.seqs.includes(failedSeq)) t.verification = 'failed';
+        else if (t.seqs.some((seq) => seq >= brokenAtSeq)) t.verification = 'unverified';
+      }
+    }
     return {
-      terminals: [...this.terminals.values()],
+      terminals,
       records: this.records,
       otherActions: this.otherActions,
+      servers: this.servers,
       firstAt: this.firstAt,
       lastAt: this.lastAt,
     };
@@ -149,9 +195,23 @@ export class ReportModelBuilder {
         outputSha256: null,
         seqs: [],
         refusedVerbs: [],
+        approval: null,
+        verification: null,
       };
       this.terminals.set(id, terminal);
     }
     return terminal;
   }
+}
+
+function serverOf(record: Readonly<Record<string, unknown>>, at: number | null): ReportServer {
+  const network = auditField(record, 'termgate.sandbox.network');
+  return {
+    at,
+    version: str(auditField(record, 'termgate.version')),
+    policyPath: str(auditField(record, 'termgate.policy.path')),
+    policySha256: str(auditField(record, 'termgate.policy.sha256')),
+    sandboxMode: str(auditField(record, 'termgate.sandbox.mode')),
+    network: typeof network === 'string' ? network : Array.isArray(network) ? strings(network) : null,
+  };
 }

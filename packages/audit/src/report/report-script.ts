@@ -80,7 +80,8 @@ export const REPORT_SCRIPT = `
     add('terminal', t.id);
     add('command', t.command);
     add('cwd', t.cwd);
-    add('decision', t.decision);
+    add('decision', decisionText(t));
+    add('approval', t.approval);
     add('rule ids', t.rules.join(', '));
     add('reason', t.reason);
     add('env names', t.envNames.join(', '));
@@ -98,12 +99,29 @@ export const REPORT_SCRIPT = `
     return dl;
   }
 
+  // A person's no is not a rule's deny; an answer nobody gave is neither.
+  var declined = function (t) { return t.decision === 'deny' && t.approval === 'deny'; };
+  var decisionText = function (t) {
+    var text = t.decision || '-';
+    if (declined(t)) text = 'deny (a person said no)';
+    else if (t.approval && t.decision === 'deny') text = 'deny (' + t.approval + ')';
+    else if (t.approval && t.decision === 'allow') text = 'allow (approved: ' + t.approval + ')';
+    if (t.verification === 'failed') text += ' - FAILED VERIFICATION';
+    else if (t.verification === 'unverified') text += ' - unverified';
+    return text;
+  };
+
   function row(t) {
-    var tr = el('tr', null, 'decision-' + (t.decision || 'none'));
+    var cls = 'decision-' + (t.decision || 'none');
+    if (declined(t)) cls += ' declined';
+    if (t.verification === 'failed') cls += ' verification-failed';
+    else if (t.verification === 'unverified') cls += ' unverified';
+    var tr = el('tr', null, cls);
     tr.dataset.id = t.id;
+    if (t.verification) tr.dataset.verification = t.verification;
     tr.appendChild(el('td', iso(t.start)));
     tr.appendChild(el('td', duration(t.durationMs), 'num'));
-    tr.appendChild(el('td', t.decision || '-'));
+    tr.appendChild(el('td', decisionText(t)));
     tr.appendChild(el('td', exitText(t), 'num'));
     tr.appendChild(el('td', t.client || '-'));
     tr.appendChild(el('td', t.command, 'command'));
@@ -143,7 +161,7 @@ export const REPORT_SCRIPT = `
       var y = 4 + (n % lanes) * 4.8;
       var x0 = x(t.start);
       var x1 = t.end === null ? (t.decision === 'allow' ? x(to) : x0 + 1) : Math.max(x0 + 1, x(t.end));
-      ctx.fillStyle = t.decision === 'deny' ? '#c62828' : t.decision === 'allow'
+      ctx.fillStyle = declined(t) ? '#6a1b9a' : t.decision === 'deny' ? '#c62828' : t.decision === 'allow'
         ? (t.exitCode === 0 ? '#2e7d32' : '#546e7a') : '#ef8f00';
       ctx.fillRect(x0, y, x1 - x0, t.decision === 'allow' ? 3 : 4);
     });

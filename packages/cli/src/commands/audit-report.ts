@@ -8,6 +8,7 @@ import {
   verifyAuditTrail,
 } from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
+import { askRoundTrips } from './audit-round-trips.js';
 import { describeVerdict, verdictOf } from './audit-verify.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage.js';
@@ -44,13 +45,16 @@ export function reportCommand(
     text: describeVerdict(label, result, verdict),
   };
   const builder = new ReportModelBuilder();
+  const roundTrips = askRoundTrips(files);
   for (const file of files) {
     for (const entry of readAuditRecords(file)) {
-      if ('record' in entry) builder.add(entry.record);
-      else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
+      if ('record' in entry) {
+        // A 2026-07-28 approval round trip is one terminal: the retry's, which ran (or was refused).
+        if (!roundTrips.superseded(entry.record)) builder.add(entry.record);
+      } else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
     }
   }
-  const model = builder.result();
+  const model = builder.result(result.ok ? undefined : result.problem?.seq);
   writeFileSync(out, renderReportHtml({ files, generatedAt: new Date(), verification, model }), {
     mode: 0o600,
   });

@@ -10,6 +10,7 @@ import {
 import { parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';
+import { askRoundTrips } from './audit-round-trips.js';
 import { formatSummary } from './audit-summary-format.js';
 import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
@@ -56,6 +57,8 @@ export const AUDIT_USAGE = `Usage:
       --client    the client's name, as recorded (termgate.client.name)
       --grep      a JavaScript regular expression tested against the command line
       --summary   counts of the matching commands by decision, rule and program
+      With --decision ask or --summary, a 2026-07-28 approval round trip (the call
+      that asked, then the retry that carried the answer) counts once, as the retry.
   termgate audit [SUBCOMMAND] -h|--help
       Print this help.
 `;
@@ -125,13 +128,17 @@ function show(argv: readonly string[], io: CliIo): number {
   const query = buildQuery(values, new Date());
   const rows: string[][] = [];
   const summary = new AuditSummarizer();
-  for (const file of trailFiles(args)) {
+  const files = trailFiles(args);
+  // Counting asks (`--decision ask`, `--summary`): a 2026-07-28 round trip is one command, not two.
+  const roundTrips = values.summary || query.decision === 'ask' ? askRoundTrips(files) : null;
+  for (const file of files) {
     for (const entry of readAuditRecords(file)) {
       if (!('record' in entry)) {
         io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
         continue;
       }
       if (!matchesAuditQuery(entry.record, query)) continue;
+      if (roundTrips?.superseded(entry.record)) continue;
       if (values.summary) summary.add(entry.record);
       else if (values.json) io.stdout.write(`${JSON.stringify(entry.record)}\n`);
       else rows.push(tableRow(entry.record));

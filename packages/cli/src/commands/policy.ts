@@ -88,11 +88,24 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { positionals } = parse(args);
   if (positionals.length !== 1) throw new UsageError('check takes exactly one FILE');
   const policy = await loadPolicyFile(fileArg(positionals));
-  // Creating the engine checks every rule's match:/notMatch: examples.
-  await createPolicyEngine(policy);
+  // Creating the engine checks every rule's match:/notMatch: examples; the
+  // embedded tests run too, since `serve` refuses a policy whose tests fail.
+  const report = runPolicyTests(await createPolicyEngine(policy), policy);
+  if (report.failed > 0) {
+    for (const r of report.results.filter((r) => !r.passed)) {
+      io.stderr.write(
+        `${policy.path}:${r.test.position.line}:${r.test.position.column}: ${testLabel(r.test)}: ${r.failure} (${r.decision.reason})\n`,
+      );
+    }
+    io.stderr.write(
+      `${policy.path}: ${report.failed} of ${report.results.length} embedded test(s) failed; serve refuses this policy (termgate policy test shows every test)\n`,
+    );
+    return 1;
+  }
   io.stdout.write(
-    `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s), sha256 ${policy.sha256}\n`,
+    `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s) passed, sha256 ${policy.sha256}\n`,
   );
+  io.stdout.write(`${sandboxSummary(policy)}\n`);
   for (const w of lintPolicy(policy, { auditPath: defaultAuditPath() })) {
     const where = w.position
       ? `${policy.path}:${w.position.line}:${w.position.column}: `
@@ -109,9 +122,7 @@ async function test(args: readonly string[], io: CliIo): Promise<number> {
   const report = runPolicyTests(await createPolicyEngine(policy), policy);
   for (const r of report.results) {
     const where = `${policy.path}:${r.test.position.line}:${r.test.position.column}`;
-    const what = r.test.args
-      ? JSON.stringify([r.test.command, ...r.test.args])
-      : JSON.stringify(r.test.command);
+    const what = testLabel(r.test);
     io.stdout.write(
       r.passed
         ? `PASS ${where} ${what} → ${r.decision.decision}\n`
@@ -120,6 +131,22 @@ async function test(args: readonly string[], io: CliIo): Promise<number> {
   }
   io.stdout.write(`${report.passed} passed, ${report.failed} failed\n`);
   return report.failed === 0 ? 0 : 1;
+}
+
+function testLabel(test: LoadedPolicy['tests'][number]): string {
+  return test.args ? JSON.stringify([test.command, ...test.args]) : JSON.stringify(test.command);
+}
+
+/** The sandbox line of `policy check`: its mode and, with an allowlist, the hosts it lets through. */
+function sandboxSummary(policy: LoadedPolicy): string {
+  if (policy.sandbox.mode !== 'required') return `sandbox: ${policy.sandbox.mode}`;
+  return `sandbox: required; network: ${networkText(policy.sandbox.network)}`;
+}
+
+/** The network a sandboxed command gets, hosts named. */
+function networkText(network: LoadedPolicy['sandbox']['network']): string {
+  if (typeof network === 'string') return network;
+  return `allowlist, through the proxy: ${network.allow.length > 0 ? network.allow.join(', ') : '(no host)'}`;
 }
 
 async function explain(args: readonly string[], io: CliIo): Promise<number> {
@@ -157,7 +184,7 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
   io.stdout.write(
     values.json
       ? `${JSON.stringify({ ...toJson(explanation), ...(sandbox && { sandbox }) })}\n`
-      : toText(explanation, policy) + sandboxText(sandbox),
+      : toText(explanation, policy) + sandboxText(sandbox, policy),
   );
   return EXPLAIN_EXIT[explanation.decision.decision];
 }
@@ -266,7 +293,7 @@ function sandboxOf(policy: LoadedPolicy, e: Explanation): ExplainedSandbox | nul
   return { sha256: sandboxProfileSha256(profile), profile };
 }
 
-function sandboxText(sandbox: ExplainedSandbox | null): string {
+function sandboxText(sandbox: ExplainedSandbox | null, policy: LoadedPolicy): string {
   if (sandbox === null) return '';
   const fs = sandbox.profile.filesystem;
   const list = (paths: readonly string[]): string => (paths.length ? paths.join(', ') : '(none)');
@@ -279,6 +306,6 @@ function sandboxText(sandbox: ExplainedSandbox | null): string {
     `  read-only: ${list(fs.readOnly)} (and the audit trail hidden, at serve time)`,
     `  placeholders (read-only, not there yet): ${list([...(fs.placeholderDirectories ?? []).map((d) => `${d}/`), ...(fs.placeholderFiles ?? [])])}`,
     `  hidden:    ${list([...fs.hiddenDirectories, ...fs.hiddenFiles])}`,
-    `  network:   ${sandbox.profile.network === 'proxy' ? 'allowlist, through the proxy' : sandbox.profile.network}`,
+    `  network:   ${sandbox.profile.network === 'proxy' ? networkText(policy.sandbox.network) : sandbox.profile.network}`,
   ].join('\n')}\n`;
 }

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { buildContainer } from '../composition/composition-root.js';
+import type { PolicyRuntime } from '../composition/policy-runtime.js';
 import { POLICY_RUNTIME } from '../composition/tokens.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
+import { TERMGATE_VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import {
   RUNTIME_OPTIONS_USAGE,
@@ -16,6 +18,7 @@ import { printUsage, reportUsageError, UsageError, usageErrorFrom, wantsHelp } f
 export const SERVE_USAGE = `Usage: termgate serve [OPTION]...
 
 Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
+  -v, --version      print the version and exit
   --approval-state-ttl SECONDS
                      how long a 2026-07-28 approval round trip's requestState is accepted
                      (default: 300; 0 makes every state expired)
@@ -72,6 +75,10 @@ function parse(argv: readonly string[]) {
  */
 export async function serveCommand(argv: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(argv)) return printUsage(io, SERVE_USAGE);
+  if (argv.includes('--version') || argv.includes('-v')) {
+    io.stdout.write(`${TERMGATE_VERSION}\n`);
+    return 0;
+  }
   let config: ServeConfig;
   try {
     config = parseServeArgs(argv, process.cwd());
@@ -86,12 +93,26 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   // The policy gate starts while the protocol already answers; no terminal
   // verb runs before it is ready. If it cannot start, serve stops with exit
   // code 1: no policy, no audit trail, no commands.
-  let startFailed = false;
-  container.getAsync(POLICY_RUNTIME).catch((error: unknown) => {
-    startFailed = true;
-    notices.problem(`refusing to start: ${(error as Error).message}`);
-    void app.stop('the policy gate could not start');
-  });
+  // Whatever stdin does: the exit code waits for the gate's outcome, so a bad
+  // --audit path with stdin already closed still says why and exits 1.
+  let componentDied = false;
+  const started = container.getAsync<PolicyRuntime>(POLICY_RUNTIME).then(
+    (runtime) => {
+      // A sandbox part that dies (its namespace holder, the relay) stops the server cleanly: pending
+      // requests answered, terminals ended, the trail's stop record, the runtime directory removed.
+      void runtime.sandbox?.failed.then((reason) => {
+        componentDied = true;
+        notices.problem(`stopping: ${reason}`);
+        void app.stop(reason);
+      });
+      return true;
+    },
+    (error: unknown) => {
+      notices.problem(`refusing to start: ${(error as Error).message}`);
+      void app.stop('the policy gate could not start');
+      return false;
+    },
+  );
   const onSignal = (signal: NodeJS.Signals): void => {
     void app.stop(signal);
   };
@@ -99,7 +120,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   process.once('SIGINT', onSignal);
   try {
     await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
-    return startFailed ? 1 : 0;
+    return (await started) && !componentDied ? 0 : 1;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

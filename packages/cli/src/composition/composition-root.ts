@@ -112,7 +112,7 @@ export function buildContainer(
       const head = runtime?.stop(reason);
       // An external witness of the trail's end: with it, `audit verify --anchor` catches a later rewrite.
       if (head) {
-        notices.notice(
+        notices.anchor(
           `audit trail closed; head at stop: ${anchorOf(head)} (keep it: termgate audit verify --anchor)`,
           {
             auditHead: anchorOf(head),
@@ -139,6 +139,17 @@ export function buildContainer(
           outputBudget: container
             .getAsync<PolicyRuntime>(POLICY_RUNTIME)
             .then((runtime) => outputBudgetFor(runtime.policy.limits.maxOutputChars)),
+          // The instructions and terminal_create's description say what the sandbox means, when it is on.
+          sandbox: () =>
+            container.getAsync<PolicyRuntime>(POLICY_RUNTIME).then(({ policy: { sandbox } }) =>
+              sandbox.mode === 'required'
+                ? {
+                    protectGit: sandbox.protectGit,
+                    privateTmp: sandbox.privateTmp,
+                    network: typeof sandbox.network === 'string' ? sandbox.network : 'allowlist',
+                  }
+                : null,
+            ),
           logger: logger.child({ component: 'mcp' }),
           ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
           ...(config.approvalStateTtlMs !== undefined && {

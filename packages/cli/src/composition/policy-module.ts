@@ -93,7 +93,7 @@ export const policyModule = new ContainerModule((options) => {
     return new CheckpointingAuditSink(trail, {
       privateKey: signingKey,
       ...config.auditCheckpoint,
-      onError: (error) => notices.notice(`audit checkpoint failed: ${(error as Error).message}`),
+      onError: (error) => notices.warning(`audit checkpoint failed: ${(error as Error).message}`),
     });
   });
 
@@ -172,7 +172,7 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
       ? 'sandbox off: commands run unconfined (the policy still judges every line)'
       : `sandbox on (bubblewrap): writable ${policy.sandbox.writable.join(', ') || '(none)'}; network ${describeNetwork(policy.sandbox.network)}`,
   );
-  notices.notice(`audit head at start: ${anchorOf(sink.head)} (keep it: termgate audit verify --anchor)`, {
+  notices.anchor(`audit head at start: ${anchorOf(sink.head)} (keep it: termgate audit verify --anchor)`, {
     auditHead: anchorOf(sink.head),
     auditPath,
   });
@@ -196,7 +196,8 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
         stopRecorded = true;
       } catch (error) {
         // Never thrown on: the process still exits with the code it owes its caller.
-        notices.notice(
+        // It carries the last head: an anchor, printed at every level.
+        notices.anchor(
           `the audit trail's stop record was not written: ${(error as Error).message}; last head ${anchorOf(opened.head)} (the trail will verify as open or cut)`,
           { auditHead: anchorOf(opened.head), auditPath },
         );
@@ -205,7 +206,7 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
           // With a signing key, close writes the final checkpoint after the stop record.
           opened.close();
         } catch (error) {
-          notices.notice(`the audit trail's final checkpoint was not written: ${(error as Error).message}`);
+          notices.warning(`the audit trail's final checkpoint was not written: ${(error as Error).message}`);
         } finally {
           started?.close();
           void judge.close();

@@ -13,7 +13,7 @@ import type { StdioTransport, StdioTransportOptions } from '@termgate/transport-
 export const SERVE_CONFIG: unique symbol = Symbol.for('termgate.ServeConfig');
 /** The root pino logger (the chosen level and format). */
 export const ROOT_LOGGER: unique symbol = Symbol.for('termgate.RootLogger');
-/** `Notices`: the operator's lines (policy, sandbox, audit anchors), printed whatever the log level. */
+/** `Notices`: the operator's lines (policy, sandbox, warnings; the audit anchors printed whatever the log level). */
 export const NOTICES: unique symbol = Symbol.for('termgate.Notices');
 export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValidator');
 /** `ShutdownHook[]`, run in order once every terminal ended. */

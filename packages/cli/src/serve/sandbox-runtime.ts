@@ -14,6 +14,8 @@ export interface SandboxRuntime {
   readonly close: () => void;
   /** Each confinement layer in force, one line each, for the server-start record. */
   readonly layers: Readonly<Record<string, string>>;
+  /** Resolves with the reason once a part the sandbox needs died (see `BubblewrapSandbox.failed`). */
+  readonly failed: Promise<string>;
 }
 
 export interface SandboxPaths {
@@ -148,6 +150,7 @@ export async function startSandbox(
     },
     profiler,
     wrap: (inner) => sandbox.spawner(inner),
+    failed: sandbox.failed,
     close: () => {
       if (closed) return;
       closed = true;

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { auditField } from '@termgate/audit';
+import { auditField, readAuditRecords } from '@termgate/audit';
 import { assertServerBuilt, MODERN_VERSION, SERVER_BIN } from '../e2e/support/wire-server.js';
 import { ApprovalWorkspace, ASK_RULE, resultText, touchArgs } from './support/approval-fixture.js';
 
@@ -79,7 +79,9 @@ describe('ask over MCP 2026-07-28 (v2 client, pinned), input_required', () => {
     expect(question.mode).toBe('form');
     expect(question.message).toContain(`Command: touch ${marker}`);
     expect(question.message).toContain(`Directory: ${workspace.dir}`);
-    expect(question.message).toContain(`Asked by: ${ASK_RULE}`);
+    // Names the rule as a rule: "Asked by: <rule id>" read as if a rule were a person.
+    expect(question.message).toContain(`Policy rule: ${ASK_RULE}`);
+    expect(question.message).not.toContain('Asked by');
     expect(question.message).toContain('it writes files');
     expect(workspace.steps(marker)).toEqual([
       'terminal-create:ask',
@@ -170,6 +172,28 @@ describe('ask over MCP 2026-07-28 (v2 client, pinned), input_required', () => {
     const denies = show('--decision', 'deny');
     expect(denies).toMatch(/terminal-answer {2}deny \(deny\)/);
     expect(denies).toMatch(/terminal-answer {2}deny \(cancelled\)/);
+  });
+
+  test('audit show --decision ask and --summary count a 2026-07-28 round trip once, as the retry', () => {
+    const show = (...args: string[]) =>
+      execFileSync(process.execPath, [SERVER_BIN, 'audit', 'show', workspace.audit, ...args], {
+        encoding: 'utf8',
+      });
+    // Each question a person answered is one round trip: an answer naming the call that asked.
+    const records = [...readAuditRecords(workspace.audit)].flatMap((e) => ('record' in e ? [e.record] : []));
+    const roundTrips = records.filter((r) => typeof auditField(r, 'termgate.approval.answers') === 'string');
+    const asksWritten = records.filter(
+      (r) =>
+        auditField(r, 'event.action') === 'terminal-create' && auditField(r, 'termgate.decision') === 'ask',
+    );
+    expect(roundTrips.length).toBeGreaterThan(1);
+    // Before, every round trip was two asked creates (and a pending answer) in both views.
+    expect(asksWritten.length).toBe(2 * roundTrips.length);
+    const rows = show('--decision', 'ask').trim().split('\n').slice(1);
+    expect(rows).toHaveLength(roundTrips.length);
+    for (const row of rows) expect(row).toMatch(/ terminal-create {2}ask /);
+    const summary = show('--summary');
+    expect(summary).toMatch(new RegExp(`^by decision:\n(  .*\n)*? +${roundTrips.length}  ask$`, 'm'));
   });
 
   test('a command the policy allows is never asked about', async () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is policy placeholders and shell syntax, not templates
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,13 +6,35 @@ import { join } from 'node:path';
 import { agentCommandStart, parseAcpProxyArgs } from '../../src/acp-proxy/acp-proxy-config.js';
 import { parseServeArgs } from '../../src/commands/serve.js';
 import { wantsHelp } from '../../src/commands/usage.js';
+import { writeGeneratedTrail } from '../e2e/support/generated-trail.js';
 import { SERVER_BIN } from '../e2e/support/wire-server.js';
+
+const DEFAULT_POLICY = join(__dirname, '..', '..', '..', '..', 'policies', 'default.yaml');
 
 /** Runs the built `termgate` (packages/cli/dist/bin.js) with stdin at EOF. */
 function termgate(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [SERVER_BIN, ...args], { input: '', encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** Runs argv with stderr alone on a pseudo-terminal (stdout a pipe, stdin at EOF) by Python's pty module; prints what the terminal showed. */
+const PTY_STDERR = [
+  'import os, pty, subprocess, sys',
+  'master, slave = pty.openpty()',
+  'child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)',
+  'os.close(slave)',
+  'out = b""',
+  'while True:',
+  '    try:',
+  '        chunk = os.read(master, 65536)',
+  '    except OSError:',
+  '        break',
+  '    if not chunk:',
+  '        break',
+  '    out += chunk',
+  'sys.stdout.buffer.write(out)',
+  'sys.exit(child.wait())',
+].join('\n');
 
 const COMMANDS = [
   [],
@@ -181,24 +204,7 @@ describe('termgate serve on stderr', () => {
   });
 
   it('writes human lines by default when stderr is a terminal', () => {
-    // A pseudo-terminal for stderr alone (stdout stays a pipe, stdin at EOF), by Python's pty module.
-    const script = [
-      'import os, pty, subprocess, sys',
-      'master, slave = pty.openpty()',
-      'child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)',
-      'os.close(slave)',
-      'out = b""',
-      'while True:',
-      '    try:',
-      '        chunk = os.read(master, 65536)',
-      '    except OSError:',
-      '        break',
-      '    if not chunk:',
-      '        break',
-      '    out += chunk',
-      'sys.stdout.buffer.write(out)',
-      'sys.exit(child.wait())',
-    ].join('\n');
+    const script = PTY_STDERR;
     const result = spawnSync(
       'python3',
       [
@@ -219,5 +225,123 @@ describe('termgate serve on stderr', () => {
     const lines = result.stdout.replaceAll('\r', '').trimEnd().split('\n');
     expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
     expect(lines).toContainEqual(expect.stringMatching(/^termgate: audit trail closed; head at stop: \d+:/));
+  });
+});
+
+describe('the first hour', () => {
+  let home: string;
+  beforeAll(() => {
+    // Outside /tmp: the sandbox's private /tmp would hide it.
+    home = mkdtempSync(join('/var/tmp', 'termgate-home-'));
+    writeFileSync(join(home, '.npmrc'), '//registry.npmjs.org/:_authToken=x\n');
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  const inHome = (...args: string[]) => {
+    const result = spawnSync(process.execPath, [SERVER_BIN, ...args], {
+      input: '',
+      encoding: 'utf8',
+      cwd: home,
+      env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, '.state') },
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+
+  it('the shipped policy checks from the home directory (with a ~/.npmrc): its examples are judged in a synthetic workspace', () => {
+    const { status, stdout, stderr } = inHome('policy', 'check', DEFAULT_POLICY);
+    expect(stderr).not.toContain('notMatch example');
+    expect(stdout).toMatch(/^ok: /);
+    expect(status).toBe(0);
+  });
+
+  it('serve started in the home directory starts, and says the whole home is the workspace', () => {
+    const { status, stderr } = inHome(
+      'serve',
+      '--audit',
+      join(home, 'audit.jsonl'),
+      '--log-format',
+      'pretty',
+    );
+    expect(stderr).not.toContain('refusing to start');
+    expect(stderr).toContain('termgate: warning: started in the home directory: the workspace');
+    expect(status).toBe(0);
+  });
+
+  it('serve --version prints the version (and -v)', () => {
+    for (const flag of ['--version', '-v']) {
+      const { status, stdout, stderr } = termgate('serve', flag);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      expect(stdout).toBe(termgate('--version').stdout);
+      expect(stdout).toMatch(/^\d+\.\d+\.\d+/);
+    }
+  });
+
+  it('--log-level warn keeps the informational notices off stderr; the two audit anchors remain', () => {
+    const policy = join(home, 'allow.yaml');
+    writeFileSync(policy, 'default: allow\n');
+    const run = (...level: string[]) =>
+      termgate('serve', '--policy', policy, '--audit', join(home, `quiet${level.length}.jsonl`), ...level)
+        .stderr.trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const quiet = run('--log-level', 'warn');
+    expect(quiet).toHaveLength(2);
+    expect(quiet[0]).toMatch(/^audit head at start: /);
+    expect(quiet[1]).toMatch(/^audit trail closed; head at stop: /);
+    // At the default level, the policy and sandbox notices are there.
+    expect(run().some((msg) => msg.startsWith('policy '))).toBe(true);
+  });
+
+  it('NO_COLOR turns the colours of --log-format pretty off on a terminal', () => {
+    const policy = join(home, 'allow.yaml');
+    writeFileSync(policy, 'default: allow\n');
+    const onTerminal = (env: NodeJS.ProcessEnv) =>
+      spawnSync(
+        'python3',
+        [
+          '-c',
+          PTY_STDERR,
+          process.execPath,
+          SERVER_BIN,
+          'serve',
+          '--policy',
+          policy,
+          '--audit',
+          join(home, 'c.jsonl'),
+        ],
+        { encoding: 'utf8', env },
+      ).stdout;
+    const { NO_COLOR: _, ...without } = process.env;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI colour sequence is the point.
+    const colour = /\u001b\[[0-9;]*m/;
+    expect(onTerminal(without)).toMatch(colour);
+    const plain = onTerminal({ ...without, NO_COLOR: '1' });
+    expect(plain).toContain('serving MCP on stdio');
+    expect(plain).not.toMatch(colour);
+  });
+
+  it('audit show --json | head -1 ends quietly when the reader closes the pipe (no EPIPE, no stack)', () => {
+    const trail = join(home, 'big.jsonl');
+    // Far more than a pipe buffer, so that output is still being written when head has gone.
+    writeGeneratedTrail(trail, 2000);
+    for (const view of [['--json'], []]) {
+      const result = spawnSync(
+        'bash',
+        [
+          '-c',
+          '"$@" | head -1; echo "rc=${PIPESTATUS[0]}" >&2',
+          'bash',
+          process.execPath,
+          SERVER_BIN,
+          'audit',
+          'show',
+          trail,
+          ...view,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(result.stderr).toMatch(/^rc=(0|141)\n$/);
+    }
   });
 });

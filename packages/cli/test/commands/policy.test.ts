@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is policy placeholders and shell syntax, not templates
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,7 +48,7 @@ test('check: ok summary for the shipped policies', async () => {
     const r = await run(['check', file]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
-      /^ok: .*: default (allow|deny), \d+ rule\(s\), \d+ test\(s\), sha256 [0-9a-f]{64}\n$/,
+      /^ok: .*: default (allow|deny), \d+ rule\(s\), \d+ test\(s\) passed, sha256 [0-9a-f]{64}\nsandbox: .*\n$/,
     );
     // The only footgun left: this checkout is the cwd root, and the shipped files are in it.
     expect(r.err).toBe(
@@ -236,7 +237,7 @@ describe('policy explain with a sandbox', () => {
     );
     expect(text).toMatch(/^sandbox: {2}required \(profile sha256 [0-9a-f]{64}\)$/m);
     expect(text).toContain(`read-only: ${join(dir, 'ws', '.git')} (`);
-    expect(text).toMatch(/network: {3}allowlist, through the proxy/);
+    expect(text).toMatch(/network: {3}allowlist, through the proxy: example\.org$/m);
     const json = JSON.parse(
       execFileSync(
         process.execPath,
@@ -306,4 +307,67 @@ test('explain: an ask line exits 3 and names the ask rule; the shipped default a
   const forced = await run(['explain', DEFAULT, '--cwd', REPO, '--', 'git push --force origin main']);
   expect(forced.code).toBe(1);
   expect(forced.out).toMatch(/^decision: deny\n/);
+});
+
+test('check runs the embedded tests: one that fails fails the check (exit 1, the test named with line:col)', async () => {
+  const file = join(dir, 'failing-test.yaml');
+  writeFileSync(
+    file,
+    'default: deny\nrules:\n  - { id: ls, decision: allow, program: ls }\ntests:\n  - { command: ls, expect: allow }\n' +
+      '  - { command: rm -rf build, expect: allow }\n',
+  );
+  const r = await run(['check', file]);
+  expect(r.code).toBe(1);
+  expect(r.out).toBe('');
+  expect(r.err).toContain(`${file}:6:5: "rm -rf build": expected allow, got deny`);
+  expect(r.err).toContain('1 of 2 embedded test(s) failed');
+});
+
+test('check and explain name the hosts of the network allowlist', async () => {
+  const file = join(dir, 'allowlist.yaml');
+  writeFileSync(
+    file,
+    "default: allow\nsandbox:\n  mode: required\n  network: { allow: [registry.npmjs.org, '*.githubusercontent.com'] }\n",
+  );
+  const r = await run(['check', file]);
+  expect(r.code).toBe(0);
+  expect(r.out).toContain(
+    'sandbox: required; network: allowlist, through the proxy: registry.npmjs.org, *.githubusercontent.com\n',
+  );
+  const off = await run(['check', join(dir, 'failing-test.yaml').replace('failing-test', 'flat')]);
+  expect(off.out).not.toContain('allowlist');
+});
+
+describe('a malformed glob is a load error with line:col', () => {
+  test.each([
+    [
+      'a rule path',
+      "rules:\n  - id: keys\n    decision: deny\n    path: ['~/.ssh/[id', '/etc/(shadow']\n",
+      ['5:12', '5:26'],
+    ],
+    [
+      'a ${SERVER_CWD} path',
+      "rules:\n  - id: src\n    decision: deny\n    path: '${SERVER_CWD}/src/[abc'\n",
+      ['5:11'],
+    ],
+    ['a brace', "rules:\n  - id: tmp\n    decision: deny\n    path: ['/tmp/**/{a,b']\n", ['5:12']],
+    ['a write pattern', "writes:\n  deny: ['/etc/{passwd']\n", ['3:10']],
+  ])('%s', async (_name, body, positions) => {
+    const file = join(dir, `malformed-${positions[0]!.replace(':', '-')}-${body.length}.yaml`);
+    writeFileSync(file, `default: allow\n${body}`);
+    const r = await run(['check', file]);
+    expect(r.code).toBe(1);
+    for (const at of positions) expect(r.err).toMatch(new RegExp(`${file}:${at}: .*is malformed: unclosed`));
+  });
+
+  test('a balanced pattern with classes, braces and extglobs still loads', async () => {
+    const file = join(dir, 'balanced.yaml');
+    writeFileSync(
+      file,
+      "default: allow\nrules:\n  - id: k\n    decision: deny\n    path: ['**/.ssh/id_!(*.pub)', '/{bin,usr}/**', '/x/[]a]', '/y/\\[']\n",
+    );
+    const r = await run(['check', file]);
+    expect(r.err).not.toContain('malformed');
+    expect(r.code).toBe(0);
+  });
 });

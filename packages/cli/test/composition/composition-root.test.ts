@@ -47,7 +47,12 @@ describe('the composition root', () => {
     buildContainer(
       config,
       pino({ level: 'silent' }),
-      { notice: () => undefined, problem: () => undefined },
+      {
+        notice: () => undefined,
+        warning: () => undefined,
+        anchor: () => undefined,
+        problem: () => undefined,
+      },
       { reclaimExited, judgeWorkerPath: JUDGE_WORKER },
     );
 

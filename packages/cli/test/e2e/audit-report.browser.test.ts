@@ -165,6 +165,80 @@ describe('termgate audit report in headless chromium', () => {
     await page.waitForSelector('body[data-ready="1"]');
     expect(await page.locator('#verification').getAttribute('data-status')).toBe('broken');
     expect(await text('#verification')).toContain('BROKEN at seq 11');
+    // The row where verification failed is drawn apart, and named; the rows after it are unverified.
+    const failed = page.locator('#terminal-rows tr[data-verification="failed"]');
+    expect(await failed.count()).toBe(1);
+    expect(await failed.getAttribute('class')).toContain('verification-failed');
+    expect(await failed.locator('td').nth(2).textContent()).toContain('FAILED VERIFICATION');
+    const background = await failed
+      .locator('td')
+      .first()
+      .evaluate((cell) => (globalThis as unknown as PageGlobals).getComputedStyle(cell).backgroundColor);
+    expect(background).toBe('rgb(198, 40, 40)');
+    expect(await page.locator('#terminal-rows tr[data-verification="unverified"]').count()).toBeGreaterThan(
+      0,
+    );
+    // Rows before the break are not marked.
+    expect(await page.locator('#terminal-rows tr[data-id]:not([data-verification])').count()).toBeGreaterThan(
+      0,
+    );
+  });
+
+  test("the header names the policy's sha256 and the sandbox and network mode", async () => {
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForSelector('body[data-ready="1"]');
+    const servers = await text('#servers');
+    expect(servers).toContain(`/etc/termgate/policy.yaml sha256 ${'a'.repeat(64)}`);
+    expect(servers).toContain(
+      'sandbox: required, network: allowlist: registry.npmjs.org, *.githubusercontent.com',
+    );
+  });
+
+  test("a person's no is drawn apart from a rule's deny", async () => {
+    const { PinoAuditSink } = await import('@termgate/audit/adapters');
+    const asked = path.join(dir, 'asked.jsonl');
+    const sink = PinoAuditSink.open(asked);
+    const create = (id: string, decision: string, rule: string) => ({
+      event: { action: 'terminal-create', reason: `${rule} decided` },
+      process: { command_line: `cmd-${id}` },
+      rule: { id: [rule] },
+      termgate: {
+        terminal_id: id,
+        decision,
+        ...(decision === 'ask' && { approval: { id: `approval-${id}` } }),
+      },
+    });
+    sink.append(create('by-rule', 'deny', 'no-rm'));
+    sink.append(create('by-person', 'ask', 'ask-git-push'));
+    sink.append({
+      event: { action: 'terminal-answer', reason: 'declined by a person' },
+      process: { command_line: 'cmd-by-person' },
+      termgate: {
+        terminal_id: 'by-person',
+        decision: 'deny',
+        approval: { id: 'approval-by-person', outcome: 'deny' },
+      },
+    });
+    sink.close();
+    const out = path.join(dir, 'asked.html');
+    expect((await run(['report', asked, '--html', out])).code).toBe(0);
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('body[data-ready="1"]');
+    const byRule = page.locator('#terminal-rows tr[data-id="by-rule"]');
+    const byPerson = page.locator('#terminal-rows tr[data-id="by-person"]');
+    expect(await byRule.getAttribute('class')).not.toContain('declined');
+    expect(await byPerson.getAttribute('class')).toContain('declined');
+    expect(await byPerson.locator('td').nth(2).textContent()).toBe('deny (a person said no)');
+    expect(await byRule.locator('td').nth(2).textContent()).toBe('deny');
+    const colour = (row: typeof byRule) =>
+      row
+        .locator('td')
+        .first()
+        .evaluate((cell) => (globalThis as unknown as PageGlobals).getComputedStyle(cell).backgroundColor);
+    expect(await colour(byRule)).toBe('rgb(253, 236, 234)');
+    expect(await colour(byPerson)).toBe('rgb(243, 232, 253)');
+    expect(await text('#summary-declined')).toBe('1');
+    expect(await text('#summary-deny')).toBe('1');
   });
 
   test('recorded text cannot inject markup into the page', async () => {

@@ -85,6 +85,16 @@ describe.each([
     expect(client.getInstructions()).toEqual(expect.any(String));
   });
 
+  test('the instructions and terminal_create say what the sandbox means, only when it is on', async () => {
+    const create = (await client.listTools()).tools.find((tool) => tool.name === 'terminal_create');
+    for (const text of [client.getInstructions() ?? '', create?.description ?? '']) {
+      expect(text.includes('Commands run in a sandbox')).toBe(sandboxed);
+      expect(text.includes('Git directories (.git) are read-only')).toBe(sandboxed);
+      expect(text.includes('only the hosts the policy allowlists')).toBe(sandboxed);
+      expect(text.includes('/tmp is private')).toBe(sandboxed);
+    }
+  });
+
   test('lists the five terminal tools in order, with annotations and schemas', async () => {
     await expectToolList(caller);
   });

@@ -19,7 +19,7 @@ async function startPolicyRuntime(
   notice: (line: string) => void,
   options: { judgeWorkerPath: string },
 ): Promise<PolicyRuntime> {
-  const notices = { notice, problem: notice };
+  const notices = { notice, warning: notice, anchor: notice, problem: notice };
   return buildContainer(config, pino({ level: 'silent' }), notices, {
     reclaimExited: true,
     ...options,

@@ -32,7 +32,7 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
     const container = buildContainer(
       config,
       pino({ level: 'silent' }),
-      { notice: record, problem: record },
+      { notice: record, warning: record, anchor: record, problem: record },
       { reclaimExited: true, judgeWorkerPath: JUDGE_WORKER },
     );
     const app = container.get(ServeApplication);
@@ -110,7 +110,12 @@ describe('ServeApplication (composition root wired with real adapters)', () => {
       logFormat: null,
       cwd: process.cwd(),
     };
-    const quiet = { notice: () => undefined, problem: () => undefined };
+    const quiet = {
+      notice: () => undefined,
+      warning: () => undefined,
+      anchor: () => undefined,
+      problem: () => undefined,
+    };
     const container = buildContainer(config, pino({ level: 'silent' }), quiet, {
       reclaimExited: true,
       judgeWorkerPath: JUDGE_WORKER,

@@ -2,10 +2,12 @@ import type { ApprovalOutcome, ApprovalQuestion } from '@termgate/termhost';
 
 /**
  * The question as a person reads it, shared by every channel: the exact
- * line, where it runs, the variable names set, and the rule and reason that asked.
+ * line, where it runs, the variable names set, the rule that put it to a
+ * person (`Policy rule: ask-git-push`: a rule, not who asks) and its reason.
  */
 export function approvalMessage(question: ApprovalQuestion): string {
-  const rules = question.ruleIds.length > 0 ? question.ruleIds.join(', ') : 'the policy default';
+  // The policy's rule that put the line to a person; the person is whoever reads this.
+  const rules = question.ruleIds.length > 0 ? question.ruleIds.join(', ') : "none (the policy's default)";
   const env = question.envNames.length > 0 ? question.envNames.join(', ') : '(none)';
   return [
     'termgate asks before running this command. Approve only if you want exactly this to run.',
@@ -13,7 +15,7 @@ export function approvalMessage(question: ApprovalQuestion): string {
     `Command: ${question.commandLine}`,
     `Directory: ${question.cwd}`,
     `Environment variables set: ${env}`,
-    `Asked by: ${rules}`,
+    `Policy rule: ${rules}`,
     `Why: ${question.reason}`,
   ].join('\n');
 }

@@ -24,7 +24,7 @@ import {
 } from './request-era.js';
 import type { OutputBudgetLimits } from './tools/output-budget.js';
 import { TerminalTools } from './tools/terminal-tools.js';
-import { SERVER_INSTRUCTIONS, TOOL_DEFINITIONS } from './tools/tool-definitions.js';
+import { type SandboxFacts, serverInstructions, toolDefinitions } from './tools/tool-definitions.js';
 import { toCallToolResult, toolError } from './tools/tool-result.js';
 
 export interface ServerInfo {
@@ -35,6 +35,12 @@ export interface ServerInfo {
 export interface McpServerOptions {
   readonly serverInfo: ServerInfo;
   readonly instructions?: string;
+  /**
+   * The policy's sandbox, for the instructions and the tool descriptions
+   * (`null`: off); called on the first request that needs it, and awaited,
+   * as it is known once the policy loaded. A rejection counts as off.
+   */
+  readonly sandbox?: () => Promise<SandboxFacts | null>;
   readonly logger?: Logger;
   /** How long clients may cache `server/discover` and `tools/list`. Default one hour: they never change while a server runs. */
   readonly cacheTtlMs?: number;
@@ -346,13 +352,13 @@ export class McpConnection {
         body = {
           supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
           capabilities: { tools: {} },
-          instructions: this.options.instructions ?? SERVER_INSTRUCTIONS,
+          instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
           ttlMs: this.cacheTtlMs,
           cacheScope: 'public',
         };
         break;
       case 'tools/list':
-        body = { ...this.listTools(request.params), ttlMs: this.cacheTtlMs, cacheScope: 'public' };
+        body = { ...(await this.listTools(request.params)), ttlMs: this.cacheTtlMs, cacheScope: 'public' };
         break;
       case 'tools/call':
         body = await this.callTool(request, caller, flight, 'modern');
@@ -373,7 +379,7 @@ export class McpConnection {
           protocolVersion: LEGACY_PROTOCOL_VERSION,
           capabilities: { tools: {} },
           serverInfo: this.serverInfo(),
-          instructions: this.options.instructions ?? SERVER_INSTRUCTIONS,
+          instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
         };
       case 'ping':
         return {};
@@ -392,11 +398,19 @@ export class McpConnection {
     }
   }
 
-  private listTools(params: Params | undefined): Result {
+  private async listTools(params: Params | undefined): Promise<Result> {
     if (params?.cursor !== undefined) {
       throw ProtocolError.invalidParams('Invalid cursor: this server lists every tool in one page');
     }
-    return { tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) };
+    return { tools: toolDefinitions(await this.sandbox()).map((tool) => ({ ...tool })) };
+  }
+
+  private sandboxFacts: Promise<SandboxFacts | null> | undefined;
+
+  /** The sandbox's facts, asked for once (see `McpServerOptions.sandbox`). */
+  private sandbox(): Promise<SandboxFacts | null> {
+    this.sandboxFacts ??= (this.options.sandbox?.() ?? Promise.resolve(null)).catch(() => null);
+    return this.sandboxFacts;
   }
 
   private async callTool(

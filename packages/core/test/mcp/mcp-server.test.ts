@@ -606,3 +606,56 @@ describe('McpServer, tools/call', () => {
     expect(gone.content[0]!.text).toMatch(/Unknown terminal id/);
   });
 });
+
+describe('the sandbox, in the instructions and the tool descriptions', () => {
+  const ON = { protectGit: true, privateTmp: true, network: 'allowlist' as const };
+  const descriptionOf = async (client: TestClient, meta?: object) => {
+    const list = (await client.request('l', 'tools/list', meta && { _meta: meta })).result as {
+      tools: { name: string; description: string }[];
+    };
+    return list.tools.find((t) => t.name === 'terminal_create')!.description;
+  };
+
+  it('says, a sentence each, what it means for a model when it is on (both eras)', async () => {
+    const { client } = setup({ sandbox: async () => ON });
+    const discover = (await client.request('d', 'server/discover', { _meta: MODERN })).result as {
+      instructions: string;
+    };
+    const init = (
+      await client.request('i', 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'c', version: '1' },
+      })
+    ).result as { instructions: string };
+    for (const text of [discover.instructions, init.instructions, await descriptionOf(client, MODERN)]) {
+      expect(text).toContain('Commands run in a sandbox');
+      expect(text).toContain('Git directories (.git) are read-only');
+      expect(text).toContain('Read-only file system');
+      expect(text).toContain('only the hosts the policy allowlists');
+      expect(text).toContain('/tmp is private');
+    }
+    expect(await descriptionOf(client)).toContain('Commands run in a sandbox');
+  });
+
+  it('says nothing of a sandbox when it is off, or when its facts cannot be had', async () => {
+    for (const sandbox of [async () => null, async () => Promise.reject(new Error('no policy'))]) {
+      const { client } = setup({ sandbox });
+      const discover = (await client.request('d', 'server/discover', { _meta: MODERN })).result as {
+        instructions: string;
+      };
+      expect(discover.instructions).not.toMatch(/sandbox|read-only|allowlist|\/tmp/i);
+      expect(await descriptionOf(client, MODERN)).not.toMatch(/sandbox|allowlist|\/tmp is private/i);
+    }
+  });
+
+  it('names only what applies: no network at all, git left writable, /tmp shared', async () => {
+    const { client } = setup({
+      sandbox: async () => ({ protectGit: false, privateTmp: false, network: 'none' }),
+    });
+    const description = await descriptionOf(client, MODERN);
+    expect(description).toContain('There is no network');
+    expect(description).not.toContain('.git');
+    expect(description).not.toContain('/tmp');
+  });
+});

@@ -339,6 +339,9 @@ function startError(error: WorkerStartError): Error {
 function endChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
+    // The worker is unref'd while it serves; its end is awaited, so it must keep the process
+    // alive until then (else, with nothing else open, Node exits 0 in the middle of a shutdown).
+    child.ref();
     const kill = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
     child.once('exit', () => {
       clearTimeout(kill);

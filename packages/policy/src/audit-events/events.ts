@@ -298,10 +298,19 @@ export interface NetworkRefusal {
   readonly host: string;
   readonly port: number;
   readonly method: string;
+  /** How many refusals this record stands for; absent means 1. */
+  readonly count?: number;
+  /** Set when the record counts a window's repeats (the proxy folds a flood): the window's length. */
+  readonly windowMs?: number;
 }
 
-/** `network-refused`: the sandbox's proxy refused a connection (no terminal is named: the proxy cannot tell). */
+/**
+ * `network-refused`: the sandbox's proxy refused a connection (no terminal
+ * is named: the proxy cannot tell). A record with `termgate.refusals` counts
+ * that many refusals of the same target within `termgate.window_ms`.
+ */
 export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
+  const folded = refusal.windowMs !== undefined;
   return {
     event: {
       kind: 'event',
@@ -309,11 +318,18 @@ export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
       type: ['connection', 'denied'],
       action: 'network-refused',
       outcome: 'failure',
-      reason: `${refusal.host} is not in the sandbox's network allowlist`,
+      reason: folded
+        ? `${refusal.host} is not in the sandbox's network allowlist (refused ${refusal.count ?? 1} more times within ${refusal.windowMs} ms)`
+        : `${refusal.host} is not in the sandbox's network allowlist`,
     },
     destination: { domain: refusal.host, port: refusal.port },
     http: { request: { method: refusal.method } },
     rule: { id: ['sandbox.network.allow'] },
+    ...(folded
+      ? { termgate: { refusals: refusal.count ?? 1, window_ms: refusal.windowMs } }
+      : refusal.count !== undefined && refusal.count !== 1
+        ? { termgate: { refusals: refusal.count } }
+        : {}),
   };
 }
 

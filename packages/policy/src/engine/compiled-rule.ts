@@ -33,10 +33,14 @@ export class CompiledRule {
     | { readonly test: RegExp; readonly segments: readonly (readonly string[])[] }
     | undefined;
 
-  constructor(readonly rule: PolicyRule) {
+  /** `serverCwd`: what `${SERVER_CWD}` in a `path:` pattern stands for (by default the process cwd). */
+  constructor(
+    readonly rule: PolicyRule,
+    serverCwd?: string,
+  ) {
     this.globs = rule.glob?.map(globToRegExp);
     this.regexes = rule.regex?.map((r) => new RegExp(`^(?:${r})$`, 'u'));
-    const forms = rule.path?.flatMap(pathForms);
+    const forms = rule.path?.flatMap((written) => pathForms(written, serverCwd));
     this.paths = forms && { test: compilePathGlobs(forms), segments: forms.map(segments) };
   }
 
@@ -86,8 +90,8 @@ export class CompiledRule {
 }
 
 /** A `path:` pattern: expanded, normalised, and also with its literal directory prefix realpath'd. */
-function pathForms(written: string): string[] {
-  const expanded = expandPolicyPath(written);
+function pathForms(written: string, serverCwd: string | undefined): string[] {
+  const expanded = expandPolicyPath(written, serverCwd);
   const normal = expanded.startsWith('**') ? expanded : posix.normalize(expanded).replace(/(.)\/+$/, '$1');
   const forms = [normal];
   const wild = normal.search(/[*?[{(!]/);

@@ -1,7 +1,7 @@
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import type { CommandRequest, PolicyDecision, Redirection, SimpleCommand, Verdict } from '../decision.js';
 import { PolicyError, type PolicyIssue } from '../policy-file/policy-error.js';
-import { homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
+import { EXAMPLE_WORKSPACE, homeDirectory, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { LoadedPolicy, PolicyRule } from '../policy-file/policy-types.js';
 import type { CommandJudge } from '../ports/command-judge.js';
 import { type LineAnalysis, literalToken } from '../shell/analysis.js';
@@ -183,14 +183,23 @@ export class PolicyEngine implements CommandJudge {
   /**
    * Checks every rule's `match:`/`notMatch:` examples (as Codex's
    * execpolicy does): a `match` line must have a simple command the rule
-   * matches, a `notMatch` line none. Judged from the policy's first cwd root
-   * (else its directory), on the words alone: program identity is not
-   * checked, so examples do not depend on what this machine has installed.
+   * matches, a `notMatch` line none. Judged in a synthetic workspace,
+   * `EXAMPLE_WORKSPACE`, which `${SERVER_CWD}` stands for in the rules
+   * compiled for them, on the words alone: program identity is not checked,
+   * so examples depend neither on where the server starts nor on what this
+   * machine has installed.
    */
   exampleFailures(): PolicyIssue[] {
     const issues: PolicyIssue[] = [];
-    const cwd = this.policy.cwdRoots?.[0] ?? dirname(this.policy.path);
-    this.rules.forEach((compiled, i) => {
+    const cwd = EXAMPLE_WORKSPACE;
+    const rules = this.policy.rules.map(
+      (rule) =>
+        new CompiledRule(
+          rule.exampleCwd === undefined ? rule : { ...rule, cwd: rule.exampleCwd },
+          EXAMPLE_WORKSPACE,
+        ),
+    );
+    rules.forEach((compiled, i) => {
       const { rule } = compiled;
       const check = (line: string, want: boolean, key: 'match' | 'notMatch'): void => {
         const analysis = this.analyzer.analyzeLine(line);

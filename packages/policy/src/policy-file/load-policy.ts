@@ -4,9 +4,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { Verdict } from '../decision.js';
+import { unbalancedGlob } from './glob-syntax.js';
 import { ENV_DENY_FLOOR, globToRegExp, matchesAny } from './name-glob.js';
 import { PolicyError, type PolicyIssue } from './policy-error.js';
-import { expandPolicyPath, realpathOrNull, resolvePolicyDir } from './policy-paths.js';
+import { EXAMPLE_WORKSPACE, expandPolicyPath, realpathOrNull, resolvePolicyDir } from './policy-paths.js';
 import type {
   EnvPolicy,
   LoadedPolicy,
@@ -187,8 +188,14 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
     });
     list(rule.path).forEach((pattern, k) => {
       const expanded = expandPolicyPath(pattern);
+      const at: DocPath = typeof rule.path === 'string' ? ['rules', i, 'path'] : ['rules', i, 'path', k];
+      const malformed = unbalancedGlob(pattern);
+      if (malformed !== null) {
+        issues.push(
+          issue(at, `path pattern "${pattern}" is malformed: ${malformed} (it would match nothing)`),
+        );
+      }
       if (!isAbsolute(expanded) && !expanded.startsWith('**/')) {
-        const at: DocPath = typeof rule.path === 'string' ? ['rules', i, 'path'] : ['rules', i, 'path', k];
         issues.push(
           issue(
             at,
@@ -201,6 +208,10 @@ function semanticIssues(raw: RawPolicy, issue: IssueAt): PolicyIssue[] {
   for (const list of ['allow', 'deny'] as const) {
     raw.writes?.[list]?.forEach((pattern, i) => {
       const expanded = expandPolicyPath(pattern);
+      const malformed = unbalancedGlob(pattern);
+      if (malformed !== null) {
+        issues.push(issue(['writes', list, i], `write pattern "${pattern}" is malformed: ${malformed}`));
+      }
       if (!isAbsolute(expanded) && !expanded.startsWith('*')) {
         issues.push(
           issue(
@@ -252,7 +263,12 @@ function build(
       ...(r.argvContains !== undefined ? { argvContains: list(r.argvContains) } : {}),
       ...(r.glob !== undefined ? { glob: list(r.glob) } : {}),
       ...(r.regex !== undefined ? { regex: list(r.regex) } : {}),
-      ...(r.cwd !== undefined ? { cwd: list(r.cwd).map((d) => resolvePolicyDir(d, dir)) } : {}),
+      ...(r.cwd !== undefined
+        ? {
+            cwd: list(r.cwd).map((d) => resolvePolicyDir(d, dir)),
+            exampleCwd: list(r.cwd).map((d) => resolvePolicyDir(d, dir, EXAMPLE_WORKSPACE)),
+          }
+        : {}),
       ...(r.path !== undefined ? { path: list(r.path) } : {}),
       ...(r.match !== undefined ? { match: list(r.match) } : {}),
       ...(r.notMatch !== undefined ? { notMatch: list(r.notMatch) } : {}),

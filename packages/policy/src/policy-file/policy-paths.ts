@@ -8,8 +8,8 @@ import { isAbsolute, resolve, sep } from 'node:path';
  * leading `~` are expanded; a relative path is relative to the policy
  * file's directory; symlinks are resolved when the path exists.
  */
-export function resolvePolicyDir(written: string, policyDir: string): string {
-  const path = expandPolicyPath(written);
+export function resolvePolicyDir(written: string, policyDir: string, serverCwd?: string): string {
+  const path = expandPolicyPath(written, serverCwd);
   const absolute = isAbsolute(path) ? resolve(path) : resolve(policyDir, path);
   try {
     return realpathSync(absolute);
@@ -18,10 +18,13 @@ export function resolvePolicyDir(written: string, policyDir: string): string {
   }
 }
 
-/** Expands `${SERVER_CWD}`, `${HOME}`, `${TMPDIR}` and a leading `~` in a path written in a policy file. */
-export function expandPolicyPath(written: string): string {
+/**
+ * Expands `${SERVER_CWD}` (`serverCwd`, by default the process cwd),
+ * `${HOME}`, `${TMPDIR}` and a leading `~` in a path written in a policy file.
+ */
+export function expandPolicyPath(written: string, serverCwd: string = process.cwd()): string {
   const path = written
-    .replaceAll(placeholder('SERVER_CWD'), process.cwd())
+    .replaceAll(placeholder('SERVER_CWD'), serverCwd)
     .replaceAll(placeholder('HOME'), homeDirectory())
     .replaceAll(placeholder('TMPDIR'), tmpdir());
   return path === '~' || path.startsWith('~/') ? homeDirectory() + path.slice(1) : path;
@@ -56,3 +59,12 @@ export function realpathOrNull(path: string): string | null {
 function placeholder(name: string): string {
   return ['$', '{', name, '}'].join('');
 }
+
+/**
+ * The workspace a rule's `match:`/`notMatch:` examples are judged in: a
+ * fixed, synthetic directory standing for `${SERVER_CWD}` (it does not
+ * exist, and is neither the home directory nor below it), so an example's
+ * verdict never depends on where the server starts. Started in `~`, the
+ * real workspace would make `cat .npmrc` read `~/.npmrc`.
+ */
+export const EXAMPLE_WORKSPACE = '/termgate-examples/workspace';

@@ -25,6 +25,8 @@ export interface PolicyRule {
   readonly regex?: readonly string[];
   /** Absolute, symlink-resolved directories. */
   readonly cwd?: readonly string[];
+  /** `cwd` as the rule's examples see it: `${SERVER_CWD}` is `EXAMPLE_WORKSPACE` there. */
+  readonly exampleCwd?: readonly string[];
   /** Path globs (picomatch) over the paths the command's arguments name, as written (placeholders expanded at match time). */
   readonly path?: readonly string[];
   /** Example lines the rule must match; checked when an engine is created. */

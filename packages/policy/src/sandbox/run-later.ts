@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../policy-file/policy-paths.js';
 import type { RunLaterPolicy } from '../policy-file/policy-types.js';
+import { readSmallFile, subdirectories } from './git-dir-scan.js';
 
 /** One entry of the run-later set: a name relative to a project directory. */
 export interface RunLaterEntry {
@@ -88,13 +89,14 @@ export function runLaterPaths(
     if (kind === null) (directory ? directories : files).add(path);
     else readOnly.add(path);
   };
+  const outside = lazyOutsideHooksPath();
   for (const dir of projectDirectories(writable, cwd)) {
     // A .git directory is protectGit's (and not a bare repository's working tree).
     if (basename(dir) === '.git') continue;
     if (isBareRepository(dir)) {
       readOnly.add(dir);
       if (!removed.has(HOOKS_PATH_ENTRY)) {
-        const hooks = hooksPath(dir, dir);
+        const hooks = hooksPath(dir, dir, outside);
         if (hooks !== null) protect(hooks, true);
       }
       continue;
@@ -106,7 +108,7 @@ export function runLaterPaths(
       protect(join(dir, entry.path.replace(/\/+$/, '')), entry.path.endsWith('/'));
     }
     if (repository && !removed.has(HOOKS_PATH_ENTRY)) {
-      const hooks = hooksPath(join(dir, '.git'), dir);
+      const hooks = hooksPath(join(dir, '.git'), dir, outside);
       if (hooks !== null) protect(hooks, true);
     }
   }
@@ -120,13 +122,20 @@ export function runLaterPaths(
   };
 }
 
-/** The writable roots, their direct subdirectories, and each directory from `cwd` up to its root. */
+/**
+ * The writable roots, each directory from `cwd` up to its root, and the
+ * direct subdirectories of a *workspace* root (one that holds `cwd` or lies
+ * inside it), read with the git-dir scan's bound: the places that scan looks
+ * at, so that package caches filled with directories cost nothing.
+ */
 function projectDirectories(writable: readonly string[], cwd: string): string[] {
   const dirs = new Set<string>();
   for (const root of writable) {
     if (kindOf(root) !== 'directory') continue;
     dirs.add(root);
-    for (const child of subdirectories(root)) dirs.add(child);
+    if (isInside(cwd, root) || isInside(root, cwd)) {
+      for (const child of subdirectories(root)) dirs.add(child);
+    }
     if (!isInside(cwd, root)) continue;
     for (let dir = cwd; isInside(dir, root); dir = dirname(dir)) {
       if (kindOf(dir) === 'directory') dirs.add(dir);
@@ -160,9 +169,37 @@ export function isBareRepository(dir: string): boolean {
  * config or an include) throws: the gate then refuses the create rather
  * than leave a hooks directory unknown.
  */
-function hooksPath(gitDir: string, base: string): string | null {
-  const result = spawnSync('git', ['--git-dir', gitDir, 'config', '--type=path', '--get', 'core.hooksPath'], {
-    cwd: base,
+function hooksPath(gitDir: string, base: string, outside: () => string | null): string | null {
+  // A repository whose own config neither sets the key nor includes another file uses the
+  // global and system value, read once per profile: no git process per repository.
+  if (kindOf(gitDir) === 'directory') {
+    const config = readSmallFile(join(gitDir, 'config'));
+    if (config !== null && config.length < 4096 && !/hookspath|include/i.test(config)) {
+      const value = outside();
+      return value === null ? null : resolve(base, value);
+    }
+  }
+  const value = gitConfigHooksPath(['--git-dir', gitDir], base, gitDir);
+  return value === null ? null : resolve(base, value);
+}
+
+/** `core.hooksPath` from the global and system configuration only, read at most once. */
+function lazyOutsideHooksPath(): () => string | null {
+  let read = false;
+  let value: string | null = null;
+  return () => {
+    if (!read) {
+      value = gitConfigHooksPath([], '/', 'the global and system git configuration');
+      read = true;
+    }
+    return value;
+  };
+}
+
+/** The raw `core.hooksPath` git reads with `scope` (options before `config`), or null when unset. */
+function gitConfigHooksPath(scope: readonly string[], cwd: string, what: string): string | null {
+  const result = spawnSync('git', [...scope, 'config', '--type=path', '--get', 'core.hooksPath'], {
+    cwd,
     // The server's environment (HOME, GIT_CONFIG_GLOBAL, …): the configuration the person's git reads.
     env: process.env,
     encoding: 'utf8',
@@ -171,12 +208,12 @@ function hooksPath(gitDir: string, base: string): string | null {
   });
   if (result.error !== undefined || result.signal !== null) {
     throw new Error(
-      `git could not read the configuration of ${gitDir} in time: its hooks directory is unknown`,
+      `git could not read the configuration of ${what} in time: its hooks directory is unknown`,
     );
   }
   if (result.status !== 0) return null;
   const value = result.stdout.replace(/\n$/, '');
-  return value === '' ? null : resolve(base, value);
+  return value === '' ? null : value;
 }
 
 /** The kind of `path` itself (symlinks not followed), or null when it does not exist. */
@@ -188,15 +225,5 @@ function kindOf(path: string): 'directory' | 'file' | 'symlink' | 'other' | null
     return stat.isFile() ? 'file' : 'other';
   } catch {
     return null;
-  }
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => join(dir, entry.name));
-  } catch {
-    return [];
   }
 }

@@ -1,8 +1,9 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { SandboxProfile } from '@termgate/termhost';
 import { isInside, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { SandboxPolicy } from '../policy-file/policy-types.js';
+import { assertMountCount, gitDirScan } from './git-dir-scan.js';
 import { runLaterPaths } from './run-later.js';
 import { viewOf } from './view.js';
 
@@ -27,8 +28,9 @@ export interface SandboxProfilerOptions {
  * disk: a repository cloned by one command is protected from the next one on.
  *
  * Git (`protectGit`), in each writable directory W: the git dirs of W, of
- * its direct subdirectories and of each directory from the command's cwd up
- * to W are read-only as a whole (a `.git` directory; or a `.git` file, the
+ * each directory from the command's cwd up to W and, when W is a workspace
+ * root, of its direct subdirectories are read-only as a whole (bounded, see
+ * `git-dir-scan.ts`; more than `MAX_MOUNTS` mounts refuse the create) (a `.git` directory; or a `.git` file, the
  * directory its `gitdir:` names and that one's `commondir`). Only paths
  * without symlinks are followed, with `lstat`: what a command planted cannot
  * steer a mount, and a FIFO named `.git` cannot stall the gate.
@@ -82,7 +84,7 @@ export class SandboxProfiler {
         (path === written ? placeholderFiles : placeholderDirectories).add(path);
     }
     if (this.policy.protectGit) {
-      for (const path of gitPaths(writable, cwd)) if (insideWritable(path)) readOnly.add(path);
+      for (const path of gitDirScan(writable, cwd)) if (insideWritable(path)) readOnly.add(path);
     }
     const later = runLaterPaths(writable, cwd, this.policy.runLater);
     for (const path of later.readOnly) readOnly.add(path);
@@ -108,6 +110,19 @@ export class SandboxProfiler {
     }
     for (const path of [...hiddenDirectories, ...hiddenFiles]) if (insideWritable(path)) pin(path);
     for (const path of [...readOnly, ...placeholderDirectories, ...placeholderFiles]) pin(path);
+    assertMountCount(
+      [
+        ...readOnly,
+        ...placeholderDirectories,
+        ...placeholderFiles,
+        ...hiddenDirectories,
+        ...hiddenFiles,
+        ...view.readable,
+        ...view.sockets,
+        ...pins,
+      ],
+      writable,
+    );
     return {
       filesystem: {
         emptied: view.emptied,
@@ -156,85 +171,5 @@ function kindOf(path: string): 'directory' | 'file' | 'symlink' | 'other' | null
     return stat.isFile() ? 'file' : 'other';
   } catch {
     return null;
-  }
-}
-
-function gitPaths(writable: readonly string[], cwd: string): string[] {
-  const candidates = new Set<string>();
-  for (const root of writable) {
-    candidates.add(root);
-    for (const child of subdirectories(root)) candidates.add(child);
-    if (isInside(cwd, root)) {
-      for (let dir = cwd; isInside(dir, root); dir = dirname(dir)) {
-        candidates.add(dir);
-        if (dir === root) break;
-      }
-    }
-  }
-  const paths = new Set<string>();
-  for (const dir of candidates) for (const path of gitPathsOf(dir)) paths.add(path);
-  return [...paths];
-}
-
-/**
- * What makes `dir` a repository: its `.git` directory; or its `.git` file
- * and the git dirs that file names (`gitdir:`, then that one's `commondir`),
- * when they exist without symlinks.
- */
-function gitPathsOf(dir: string): string[] {
-  const dotGit = join(dir, '.git');
-  const kind = kindOf(dotGit);
-  if (kind === 'directory') return [dotGit];
-  if (kind !== 'file') return [];
-  const found = [dotGit];
-  const gitDir = pointer(dotGit, /^gitdir:\s*(.+?)\s*$/m, dir);
-  if (gitDir === null) return found;
-  found.push(gitDir);
-  const common = pointer(join(gitDir, 'commondir'), /^(.+?)\s*$/m, gitDir);
-  if (common !== null) found.push(common);
-  return found;
-}
-
-/** The directory a small regular file names (relative to `base`), when it exists without symlinks. */
-function pointer(file: string, pattern: RegExp, base: string): string | null {
-  const text = readSmallFile(file);
-  if (text === null) return null;
-  const match = pattern.exec(text);
-  if (match === null) return null;
-  const target = resolve(base, match[1]!);
-  return kindOf(target) === 'directory' && realpathOrNull(target) === target ? target : null;
-}
-
-/**
- * The first 4 KiB of a regular file, or null. Opened without following a
- * symlink and without blocking, then checked on the descriptor: a FIFO or
- * device swapped in after a check can neither stall nor redirect the read.
- */
-function readSmallFile(file: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return null;
-    const buffer = Buffer.alloc(4096);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, length).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => join(dir, entry.name));
-  } catch {
-    return [];
   }
 }

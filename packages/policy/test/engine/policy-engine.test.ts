@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is policy placeholders and shell syntax, not templates
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -239,5 +240,28 @@ describe('requests and robustness', () => {
     await expect(createPolicyEngine(policy, { requirePassingTests: true })).rejects.toMatchObject({
       code: 'POLICY_TESTS_FAILED',
     });
+  });
+});
+
+describe('match:/notMatch: examples are judged in a synthetic workspace, not where the server starts', () => {
+  test('a workspace that is the home directory does not turn `cat .npmrc` into a read of ~/.npmrc', async () => {
+    // Before, the examples were judged from the first cwd root: here the home directory.
+    const policy = parsePolicyText(
+      "default: allow\ncwd:\n  roots: ['~']\nrules:\n  - id: creds\n    decision: deny\n    path: ['~/.npmrc']\n" +
+        "    match: ['cat ~/.npmrc']\n    notMatch: ['cat .npmrc', 'git add .npmrc']\n",
+      join(process.cwd(), 'p.yaml'),
+    );
+    const engine = await createPolicyEngine(policy);
+    expect(engine.exampleFailures()).toEqual([]);
+  });
+
+  test('${SERVER_CWD} in a path pattern and in a cwd matcher stands for that workspace', async () => {
+    const policy = parsePolicyText(
+      "default: allow\nrules:\n  - id: secrets\n    decision: deny\n    path: ['${SERVER_CWD}/secrets/**']\n" +
+        "    match: ['cat secrets/a', 'cd secrets && cat a']\n    notMatch: ['cat src/a', 'cat ../secrets/a']\n" +
+        "  - id: here\n    decision: deny\n    program: make\n    cwd: ['${SERVER_CWD}']\n    match: ['make']\n",
+      join(process.cwd(), 'p.yaml'),
+    );
+    expect((await createPolicyEngine(policy)).exampleFailures()).toEqual([]);
   });
 });

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '../../src/policy-file/load-policy.js';
 import { runLaterPaths } from '../../src/sandbox/run-later.js';
@@ -45,6 +53,35 @@ describe('runLaterPaths', () => {
       join(ws, 'pkg', '.yarnrc'),
       join(ws, 'pkg', '.yarnrc.yml'),
     ]);
+  });
+
+  it('a workspace full of repositories costs one git process, and a package cache is not scanned at all', () => {
+    // A counting `git` first on PATH: each call is one line in its log.
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    const log = join(root, 'git-calls.log');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, {
+      mode: 0o755,
+    });
+    for (let i = 0; i < 40; i++) execFileSync(realGit, ['init', '-q', join(ws, `r${i}`)]);
+    execFileSync(realGit, ['-C', join(ws, 'r7'), 'config', 'core.hooksPath', 'hooks7']);
+    const cache = join(root, 'cache');
+    for (let i = 0; i < 40; i++) mkdirSync(join(cache, `x${i}`, '.git'), { recursive: true });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath ?? ''}`;
+    let paths: ReturnType<typeof runLaterPaths>;
+    try {
+      paths = runLaterPaths([ws, cache], ws, undefined);
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    // One read of the global and system value, one for the repository whose config sets the key.
+    const calls = readFileSync(log, 'utf8').trim().split('\n');
+    expect(calls).toHaveLength(2);
+    expect(paths.placeholderDirectories).toContain(join(ws, 'r7', 'hooks7'));
+    expect(paths.placeholderDirectories).toContain(join(ws, 'r39', '.husky'));
+    expect([...paths.readOnly, ...paths.placeholderDirectories].some((p) => p.startsWith(cache))).toBe(false);
   });
 
   it('core.hooksPath from the repository, relative to the working tree, and from the global config', () => {

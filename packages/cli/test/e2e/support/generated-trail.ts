@@ -38,7 +38,11 @@ export function writeGeneratedTrail(
     },
   };
   const policy = { path: '/etc/termgate/policy.yaml', sha256: 'a'.repeat(64) };
-  recordServerStart(sink, { policy, version: '0.1.0' });
+  recordServerStart(sink, {
+    policy,
+    version: '0.1.0',
+    sandbox: { mode: 'required', network: ['registry.npmjs.org', '*.githubusercontent.com'] },
+  });
   const gate = new PolicyGate(judge, sink, policy);
   for (let n = 0; n < count; n += 1) {
     clock += 1_000;

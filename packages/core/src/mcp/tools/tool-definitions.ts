@@ -239,3 +239,54 @@ export const SERVER_INSTRUCTIONS =
   `(waitSeconds, default ${DEFAULT_CREATE_WAIT_SECONDS}): a short command needs that one call. A longer one ` +
   'returns a terminalId: terminal_wait_for_exit returns its new output and exit status, terminal_kill stops it. ' +
   'Commands run non-interactively (empty stdin, no pager); a refused command did not run, and the refusal says why.';
+
+/**
+ * What the policy's sandbox means for a model, when it is on (`null`
+ * when it is off): whether git dirs are read-only, whether `/tmp` is
+ * private, and the network commands get.
+ */
+export interface SandboxFacts {
+  readonly protectGit: boolean;
+  readonly privateTmp: boolean;
+  readonly network: 'none' | 'all' | 'allowlist';
+}
+
+/** One sentence per consequence a model would otherwise meet as a bare error. */
+export function sandboxSentences(sandbox: SandboxFacts): string[] {
+  const sentences = [
+    'Commands run in a sandbox: only the workspace and the paths the policy makes writable can be written.',
+  ];
+  if (sandbox.protectGit) {
+    sentences.push(
+      'Git directories (.git) are read-only, so git commit, git add and other commands that write them fail with "Read-only file system": ask the user to run those.',
+    );
+  }
+  if (sandbox.network === 'allowlist') {
+    sentences.push(
+      'The network reaches only the hosts the policy allowlists, through a proxy (HTTP_PROXY/HTTPS_PROXY are set): a download from any other host is refused.',
+    );
+  } else if (sandbox.network === 'none') {
+    sentences.push('There is no network: downloads and other connections fail.');
+  }
+  if (sandbox.privateTmp) {
+    sentences.push("/tmp is private to these commands and starts empty: it is not the user's /tmp.");
+  }
+  return sentences;
+}
+
+/** The `instructions` of initialize and server/discover: the sandbox's sentences appended when it is on. */
+export function serverInstructions(sandbox: SandboxFacts | null): string {
+  return sandbox === null
+    ? SERVER_INSTRUCTIONS
+    : `${SERVER_INSTRUCTIONS} ${sandboxSentences(sandbox).join(' ')}`;
+}
+
+/** The tool list: terminal_create's description says what the sandbox means when it is on. */
+export function toolDefinitions(sandbox: SandboxFacts | null): readonly ToolDefinition[] {
+  if (sandbox === null) return TOOL_DEFINITIONS;
+  return TOOL_DEFINITIONS.map((tool) =>
+    tool.name === 'terminal_create'
+      ? { ...tool, description: `${tool.description} ${sandboxSentences(sandbox).join(' ')}` }
+      : tool,
+  );
+}

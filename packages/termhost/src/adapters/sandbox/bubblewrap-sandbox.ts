@@ -1,5 +1,7 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
 import type { SandboxProfile } from '../../sandbox-profile.js';
@@ -32,7 +34,7 @@ export type SandboxNetwork =
 
 export interface BubblewrapSandboxOptions {
   readonly network: SandboxNetwork;
-  /** A directory only termgate can use (mode 0700), for the proxy's socket. */
+  /** A directory only termgate can use (mode 0700), for the proxy's socket and each spawn's bwrap arguments file. */
   readonly runtimeDir: string;
   /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
@@ -93,19 +95,38 @@ export class BubblewrapSandbox {
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
   readonly #kernel: KernelLayers;
+  readonly #runtimeDir: string;
   #closed = false;
+  #fail: (reason: string) => void = () => {};
+  /**
+   * Resolves, once, with the reason when a part the sandbox cannot work
+   * without ended while it was open (the namespace holder or the relay it
+   * runs was killed, the proxy stopped listening); never while `close`
+   * runs. Every later spawn is refused (`ESANDBOX`) either way; the owner
+   * should stop the server cleanly on it.
+   */
+  readonly failed: Promise<string> = new Promise((resolve) => {
+    this.#fail = resolve;
+  });
 
   private constructor(
     bwrap: string,
+    runtimeDir: string,
     nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
     kernel: KernelLayers,
   ) {
+    this.#runtimeDir = runtimeDir;
     this.#bwrap = bwrap;
     this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
+    const fail = (reason: string): void => {
+      if (!this.#closed) this.#fail(reason);
+    };
+    holder?.onExit((how) => fail(`the sandbox's shared network namespace ended (its holder ${how})`));
+    proxy?.onError((error) => fail(`the sandbox's network proxy failed: ${error.message}`));
     this.#kernel = kernel;
   }
 
@@ -141,7 +162,7 @@ export class BubblewrapSandbox {
     const kernel = kernelLayers(options);
     await probeChain(bwrap, kernel);
     if (options.network === 'all' || nsenter === null) {
-      return new BubblewrapSandbox(bwrap, null, null, null, kernel);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null, kernel);
     }
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
@@ -167,7 +188,7 @@ export class BubblewrapSandbox {
         allowSocket(join(options.runtimeDir, 'proxy.sock'), kernel.identity);
       // The holder runs as the commands' identity: they can enter only a user namespace of their own uid.
       const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity'], kernel.setIdentity);
-      return new BubblewrapSandbox(bwrap, nsenter, holder, proxy, kernel);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy, kernel);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -210,17 +231,32 @@ export class BubblewrapSandbox {
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
     if (this.#kernel.identity !== null) trustRepositories(env);
     const kernel = this.#kernel;
-    // Opened anew per command: bwrap reads the descriptor to its end.
+    // The mounts reach bwrap through `--args 4` (bubblewrap >= 0.3), not the command line: however
+    // many the profile has, no E2BIG, and argv stays short. The file is in the runtime directory
+    // (hidden from every command), opened as fd 4 by /bin/sh, first in the chain and still as the
+    // server's uid, and unlinked before bwrap starts; bwrap closes that descriptor after reading it.
+    // fd 3 is the syscall filter (`--seccomp 3`), opened anew per command: bwrap reads it to its end.
+    const args = bubblewrapArguments(coverable(profile, kernel.identity), request.cwd, kernel.confinement);
+    if (args.at(-1) !== '--') throw sandboxError('bubblewrapArguments must end with --');
+    const argsFile = join(this.#runtimeDir, `args-${randomUUID()}`);
+    await writeFile(argsFile, `${args.slice(0, -1).join('\0')}\0`, { mode: 0o600, flag: 'wx' });
     const filterFd = openSync(kernel.filter.path, 'r');
-    let spawned: SpawnedProcess;
+    let spawned: Awaited<ReturnType<ProcessSpawner['spawn']>>;
     try {
       spawned = await inner.spawn({
         argv: [
+          '/bin/sh',
+          '-c',
+          ARGS_FD_SCRIPT,
+          'sh',
+          argsFile,
           ...kernel.setIdentity,
           ...prefix,
           ...kernel.newKeyring,
           this.#bwrap,
-          ...bubblewrapArguments(coverable(profile, kernel.identity), request.cwd, kernel.confinement),
+          '--args',
+          '4',
+          '--',
           ...kernel.inner,
           ...request.argv,
         ],
@@ -228,9 +264,13 @@ export class BubblewrapSandbox {
         env,
         extraFds: [filterFd],
       });
+    } catch (error) {
+      await unlink(argsFile).catch(() => {});
+      throw error;
     } finally {
       closeSync(filterFd);
     }
+    void spawned.exited.finally(() => unlink(argsFile).catch(() => {}));
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
     return {
       pid: spawned.pid,
@@ -242,6 +282,9 @@ export class BubblewrapSandbox {
     };
   }
 }
+
+/** `sh -c` script: fd 3 reads the arguments file, which is removed, then bwrap replaces the shell. */
+const ARGS_FD_SCRIPT = 'exec 4<"$1" && rm -f -- "$1" && shift && exec "$@"';
 
 const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
 const NO_PROXY = 'localhost,127.0.0.1,::1';
@@ -273,6 +316,21 @@ class NamespaceHolder {
     child.once('exit', () => {
       this.#exited = true;
     });
+    // A late spawn error (the child is gone) is an exit too; never an unhandled 'error'.
+    child.on('error', () => {
+      this.#exited = true;
+    });
+  }
+
+  /** Calls `listener` once when the holder process ends. */
+  onExit(listener: (how: string) => void): void {
+    if (this.#exited) {
+      listener('had exited');
+      return;
+    }
+    this.child.once('exit', (code, signal) =>
+      listener(signal !== null ? `was killed by ${signal}` : `exited with code ${code}`),
+    );
   }
 
   /** `asIdentity`: the argv prefix (setpriv) that starts it as the commands' uid, or nothing. */
@@ -369,6 +427,9 @@ function readInfo(child: ChildProcess): Promise<{ pid: number; netInode: number 
     };
     child.once('error', (error) => fail(error.message));
     child.once('exit', (code) => fail(stderr.trim() || `bwrap exited with code ${code}`));
+    // The holder's pipes are the server's: an error on one is its end, never an unhandled 'error'.
+    info?.on('error', () => {});
+    child.stderr?.on('error', () => {});
     info?.setEncoding('utf8');
     info?.on('data', (chunk: string) => {
       text += chunk;

@@ -9,21 +9,28 @@ import {
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { HostAllowlist } from './host-allowlist.js';
+import { RefusalWindow, type RefusedConnection } from './refusal-window.js';
 
-/** A connection the proxy refused. */
-export interface RefusedConnection {
-  readonly host: string;
-  readonly port: number;
-  /** `CONNECT` for tunnels (HTTPS and other TLS), else the HTTP method. */
-  readonly method: string;
-}
+export type { RefusedConnection } from './refusal-window.js';
+
+/** How long a client has to send a whole request head. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+/** Repeats of one refusal within this window are folded into one counted report. */
+export const REFUSAL_WINDOW_MS = 10_000;
 
 export interface HttpAllowlistProxyOptions {
   /** Unix socket to listen on; created with mode 0600 semantics of its directory. */
   readonly socketPath: string;
   readonly allowlist: HostAllowlist;
-  /** Called once per refused connection, before the refusal is sent. Must not throw. */
+  /**
+   * Called for the first refusal of a target in a window, before it is
+   * answered, and once per window for its repeats (`count`). Must not throw.
+   */
   readonly onRefused: (refused: RefusedConnection) => void;
+  /** Default `HEADERS_TIMEOUT_MS` (tests). */
+  readonly headersTimeoutMs?: number;
+  /** Default `REFUSAL_WINDOW_MS` (tests). */
+  readonly refusalWindowMs?: number;
 }
 
 const HOP_BY_HOP = [
@@ -50,7 +57,14 @@ const HOP_BY_HOP = [
  *   is allowed, else answered 403. Anything else is 400.
  * - The check is on the name the client asked for; the proxy resolves it
  *   with the host's resolver. Ports are not restricted.
- * - Every refusal is reported to `onRefused` before it is answered.
+ * - Refusals are reported to `onRefused` through a `RefusalWindow`: the
+ *   first of each target at once, before it is answered; its repeats as one
+ *   counted report per window, so a flood cannot grow the trail unbounded.
+ * - A request head must arrive whole within `HEADERS_TIMEOUT_MS`, else the
+ *   connection is closed: half-sent heads cannot pile up.
+ * - No socket of the proxy's, client or upstream, can raise an unhandled
+ *   `'error'` (a peer gone before the refusal is written is EPIPE): each
+ *   one's error destroys it, and its partner.
  *
  * Built on `node:http` and `node:net`: a forward proxy's whole job is the
  * `connect` event and a piped request, which those modules provide.
@@ -58,24 +72,27 @@ const HOP_BY_HOP = [
 export class HttpAllowlistProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
+  readonly #refusals: RefusalWindow;
 
   private constructor(
     server: Server,
     readonly socketPath: string,
+    refusals: RefusalWindow,
   ) {
     this.#server = server;
+    this.#refusals = refusals;
   }
 
   static async listen(options: HttpAllowlistProxyOptions): Promise<HttpAllowlistProxy> {
-    const server = createServer();
-    const proxy = new HttpAllowlistProxy(server, options.socketPath);
-    const refuse = (host: string, port: number, method: string): void => {
-      try {
-        options.onRefused({ host, port, method });
-      } catch {
-        // A failing observer never turns a refusal into an allow.
-      }
-    };
+    const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    const server = createServer({
+      headersTimeout,
+      // Node checks the timeouts on this interval (30 s by default); a fifth of the limit keeps it near.
+      connectionsCheckingInterval: Math.max(100, Math.floor(headersTimeout / 5)),
+    });
+    const refusals = new RefusalWindow(options.onRefused, options.refusalWindowMs ?? REFUSAL_WINDOW_MS);
+    const proxy = new HttpAllowlistProxy(server, options.socketPath, refusals);
+    const refuse = (host: string, port: number, method: string): void => refusals.add({ host, port, method });
     server.on('connection', (socket: Socket) => proxy.#track(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const target = parseAbsoluteUrl(req.url);
@@ -119,7 +136,6 @@ export class HttpAllowlistProxy {
         if (connected) client.destroy();
         else client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
       });
-      client.on('error', () => upstream.destroy());
       client.on('close', () => upstream.destroy());
     });
     server.on('clientError', (_error, socket) => socket.destroy());
@@ -134,15 +150,24 @@ export class HttpAllowlistProxy {
     return proxy;
   }
 
+  /** Calls `listener` when the listening socket fails after `listen` resolved (never an unhandled 'error'). */
+  onError(listener: (error: Error) => void): void {
+    this.#server.on('error', listener);
+  }
+
   /** Stops listening and drops every open connection. */
   async close(): Promise<void> {
+    this.#refusals.close();
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     await unlink(this.socketPath).catch(() => {});
   }
 
+  /** Every socket is tracked as soon as the proxy owns it, and from then on its errors end it. */
   #track(socket: Duplex): void {
+    if (this.#sockets.has(socket)) return;
     this.#sockets.add(socket);
+    socket.on('error', () => socket.destroy());
     socket.once('close', () => this.#sockets.delete(socket));
   }
 }
@@ -195,6 +220,8 @@ function forward(req: IncomingMessage, res: ServerResponse, target: Target & { r
         if (value !== undefined && !HOP_BY_HOP.includes(name)) back[name] = value;
       }
       res.writeHead(answer.statusCode ?? 502, back);
+      // An upstream that resets mid-body ends the client's response, never the server.
+      answer.on('error', () => res.destroy());
       answer.pipe(res);
     },
   );
@@ -202,5 +229,7 @@ function forward(req: IncomingMessage, res: ServerResponse, target: Target & { r
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
     res.end();
   });
+  req.on('error', () => upstream.destroy());
+  res.on('close', () => upstream.destroy());
   req.pipe(upstream);
 }

@@ -69,6 +69,36 @@ describe('BubblewrapSandbox', () => {
     }
   });
 
+  it('passes the mounts through --args, not the command line: 1300 mounts of 900-byte paths (2.3 MB, E2BIG as argv) run, and the arguments file is gone', async () => {
+    const runtimeDir = join(dir, 'runtime');
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    const readOnly: string[] = [];
+    const parent = join(dir, 'a'.repeat(230), 'a'.repeat(230), 'a'.repeat(230));
+    for (let i = 0; i < 1300; i++) {
+      readOnly.push(join(parent, `${'b'.repeat(190)}${i}`));
+      mkdirSync(readOnly.at(-1)!, { recursive: true });
+    }
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir, identity });
+    try {
+      const spawned = await sandbox.spawner(new CrossSpawnProcessSpawner()).spawn({
+        argv: ['sh', '-c', 'echo ran; tr "\\0" " " < /proc/$PPID/cmdline | wc -c'],
+        cwd: dir,
+        env,
+        sandbox: { ...profile('all'), filesystem: { ...profile('all').filesystem, readOnly } },
+      });
+      let output = '';
+      spawned.output.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+      });
+      expect(await spawned.exited).toMatchObject({ exitCode: 0 });
+      expect(output).toMatch(/^ran\n/);
+      // Only the filter compiled at start is left: no arguments file.
+      expect(readdirSync(runtimeDir)).toEqual(['seccomp.bpf']);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
   it('a missing program rejects with ENOENT, as the port requires, before bwrap starts', async () => {
     const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir, identity });
     try {

@@ -78,7 +78,7 @@ describe('HttpAllowlistProxy', () => {
     const answer = await viaProxy(`http://localhost:${port}/`);
     expect(answer.status).toBe(403);
     expect(answer.body).toMatch(/localhost is not in the policy's network allowlist/);
-    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'GET' }]);
+    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'GET', count: 1 }]);
   });
 
   it('tunnels CONNECT to an allowed host and refuses it to another', async () => {
@@ -87,14 +87,14 @@ describe('HttpAllowlistProxy', () => {
     );
     const before = refused.length;
     expect(await tunnel(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
-    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'CONNECT' }]);
+    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'CONNECT', count: 1 }]);
   });
 
   it('refuses an IPv6 zone id dressed as an allowed name, which net.connect would take for loopback', async () => {
     const before = refused.length;
     expect(await tunnel(`[::ffff:127.0.0.1%.allowed.test]:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(refused.slice(before)).toEqual([
-      { host: '::ffff:127.0.0.1%.allowed.test', port, method: 'CONNECT' },
+      { host: '::ffff:127.0.0.1%.allowed.test', port, method: 'CONNECT', count: 1 },
     ]);
   });
 
@@ -102,4 +102,113 @@ describe('HttpAllowlistProxy', () => {
     expect((await viaProxy('/not-absolute')).status).toBe(400);
     expect(await tunnel('no-port')).toMatch(/^HTTP\/1\.1 400/);
   });
+});
+
+/** What a hostile client does to the proxy: it must neither crash, nor keep half-sent heads, nor flood the trail. */
+describe('HttpAllowlistProxy under attack', () => {
+  let dir: string;
+  let origin: Server;
+  let port: number;
+  let proxy: HttpAllowlistProxy;
+  const refused: RefusedConnection[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'termgate-proxy-attack-'));
+    origin = createServer((_req, res) => res.end('origin'));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    port = (origin.address() as AddressInfo).port;
+    proxy = await HttpAllowlistProxy.listen({
+      socketPath: join(dir, 'proxy.sock'),
+      allowlist: new HostAllowlist(['127.0.0.1']),
+      onRefused: (r) => refused.push(r),
+      headersTimeoutMs: 300,
+      refusalWindowMs: 400,
+    });
+  });
+
+  afterAll(async () => {
+    await proxy.close();
+    await new Promise((resolve) => origin.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function allowedGet(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { socketPath: proxy.socketPath, path: `http://127.0.0.1:${port}/`, headers: { host: 'x' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject).end();
+    });
+  }
+
+  it('survives refused CONNECTs whose client left before the answer (EPIPE on the refusal)', async () => {
+    const uncaught: Error[] = [];
+    const onUncaught = (error: Error): void => {
+      uncaught.push(error);
+    };
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let round = 0; round < 20; round++) {
+        await Promise.all(
+          Array.from(
+            { length: 20 },
+            () =>
+              new Promise<void>((resolve) => {
+                const socket = connect(proxy.socketPath);
+                socket.on('error', () => {});
+                socket.on('close', () => resolve());
+                // Gone before the proxy writes its 403: EPIPE on the proxy's write.
+                socket.write('CONNECT 127.0.0.2:1 HTTP/1.1\r\nhost: 127.0.0.2:1\r\n\r\n', () =>
+                  socket.destroy(),
+                );
+              }),
+          ),
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+    expect(await allowedGet()).toBe(200);
+  });
+
+  it('closes a connection whose request head does not arrive whole within the headers timeout', async () => {
+    const socket = connect(proxy.socketPath);
+    socket.on('error', () => {});
+    socket.write(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nhost: x\r\n`);
+    const started = Date.now();
+    await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // Node's default would keep it 60 s; the bound is generous for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await allowedGet()).toBe(200);
+  }, 30_000);
+
+  it('folds a flood of one refusal into the first report at once and one counted report per window', async () => {
+    refused.length = 0;
+    const refuseOnce = (): Promise<void> =>
+      new Promise((resolve) => {
+        const req = request(
+          { socketPath: proxy.socketPath, path: 'http://flood.test/', headers: { host: 'flood.test' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
+        req.on('error', () => resolve()).end();
+      });
+    await refuseOnce();
+    expect(refused).toEqual([{ host: 'flood.test', port: 80, method: 'GET', count: 1 }]);
+    for (let i = 0; i < 49; i++) await refuseOnce();
+    await new Promise((r) => setTimeout(r, 1500));
+    const total = refused.reduce((sum, r) => sum + (r.count ?? 0), 0);
+    expect(total).toBe(50);
+    // However the 50 fell across windows: at most two reports per window, never one per refusal.
+    expect(refused.length).toBeLessThan(10);
+    expect(refused.slice(1).every((r) => r.windowMs === 400 && (r.count ?? 0) >= 1)).toBe(true);
+  }, 30_000);
 });
