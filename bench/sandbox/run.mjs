@@ -2,15 +2,18 @@
 //  1. cycle cost: create + wait + release of `true` through ProcessTerminalHost,
 //     unsandboxed vs in the bubblewrap sandbox (network none: nsenter into the
 //     shared namespace, then bwrap), with the floor of a bare `bwrap … true`
-//     and of `nsenter … bwrap … true` spawned directly;
+//     and of `nsenter … bwrap … true` spawned directly; and the kernel layers'
+//     share of it: bare bwrap with and without them (setpriv to the sandbox user
+//     as root, the session keyring, `--seccomp`, `--disable-userns`, prlimit);
 //  2. proxy throughput: curl downloading a file from a loopback HTTP server,
 //     directly (unsandboxed) vs from inside a sandbox whose allowlist names
 //     it (socat relay + termgate's proxy).
 // Usage: npx -y pnpm@12.4.2 run build && node bench/sandbox/run.mjs [cycles] [downloads] [MiB]
 // Prints a markdown report. Not a test: nothing is asserted.
+
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +22,16 @@ import {
   AllowAllGate,
   BubblewrapSandbox,
   CrossSpawnProcessSpawner,
+  compileSeccompFilter,
+  DEFAULT_SANDBOX_LIMITS,
+  grantSandboxAccess,
   NoopTerminalObserver,
+  resolveSandboxIdentity,
 } from '../../packages/termhost/dist/adapters/index.js';
 import { bubblewrapArguments } from '../../packages/termhost/dist/adapters/sandbox/bubblewrap-arguments.js';
+import { identityPrefix } from '../../packages/termhost/dist/adapters/sandbox/sandbox-identity.js';
+import { rlimitArguments } from '../../packages/termhost/dist/adapters/sandbox/sandbox-limits.js';
+import { sessionKeyringPrefix } from '../../packages/termhost/dist/adapters/sandbox/session-keyring.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const cycles = Number(process.argv[2] ?? 300);
@@ -34,8 +44,12 @@ const profile = (network) => ({
 });
 const gate = (network) => ({ decide: () => ({ allow: true, sandbox: profile(network) }) });
 
+// As root, commands run as the install step's sandbox user (as `serve` does).
+const identity = process.getuid() === 0 ? resolveSandboxIdentity('termgate-sandbox') : null;
+if (identity !== null) grantSandboxAccess(identity, [workspace], []);
 const none = await BubblewrapSandbox.start({
   network: 'none',
+  identity,
   runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
 });
 const observer = new NoopTerminalObserver();
@@ -78,6 +92,38 @@ const BWRAP = [
   'true',
 ];
 
+// The same, with the kernel layers every command now gets.
+const filter = compileSeccompFilter(join(mkdtempSync(join(tmpdir(), 'tg-rt-')), 'seccomp.bpf'));
+const LAYERED = [
+  ...(identity === null ? [] : identityPrefix('/usr/bin/setpriv', identity)),
+  ...sessionKeyringPrefix('/usr/bin/perl'),
+  'bwrap',
+  ...bubblewrapArguments(
+    {
+      filesystem: { writable: [workspace], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+      network: 'all',
+    },
+    workspace,
+    { seccompFd: 3, disableUserns: true, tmpBytes: null },
+  ),
+  ...rlimitArguments('/usr/bin/prlimit', DEFAULT_SANDBOX_LIMITS),
+  'true',
+];
+async function layered() {
+  const fd = openSync(filter.path, 'r');
+  try {
+    const child = spawn(LAYERED[0], LAYERED.slice(1), {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', fd],
+    });
+    child.stdout.resume();
+    child.stderr.resume();
+    await once(child, 'close');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const variants = [
   { name: 'host, unsandboxed', run: () => hostCycle(plainHost) },
   {
@@ -87,6 +133,11 @@ const variants = [
   },
   { name: 'raw spawn `true`', run: () => raw('true', []) },
   { name: 'bare `bwrap … true`', run: () => raw('bwrap', BWRAP), baseline: 'raw spawn `true`' },
+  {
+    name: 'bare `bwrap … true` + kernel layers',
+    run: layered,
+    baseline: 'bare `bwrap … true`',
+  },
 ];
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -123,8 +174,9 @@ for (const v of variants) {
 }
 const overhead = p50.get('host, sandboxed (network none)') - p50.get('host, unsandboxed');
 const floor = p50.get('bare `bwrap … true`') - p50.get('raw spawn `true`');
+const layers = p50.get('bare `bwrap … true` + kernel layers') - p50.get('bare `bwrap … true`');
 console.log(
-  `\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms.\n`,
+  `\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms and the kernel layers ${layers.toFixed(2)} ms.\n`,
 );
 
 // Proxy throughput.
@@ -153,6 +205,7 @@ await new Promise((r) => server.listen(0, '0.0.0.0', r));
 const { port } = server.address();
 const proxied = await BubblewrapSandbox.start({
   network: { allow: ['127.0.0.2'], onRefused: () => {} },
+  identity,
   runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
 });
 const proxyHost = new ProcessTerminalHost({

@@ -40,9 +40,10 @@ export interface SandboxProfile {
     readonly hiddenDirectories: readonly string[];
     readonly hiddenFiles: readonly string[];
     /**
-     * A host directory mounted at `/tmp` (shared by the terminals of one
-     * server, private to it), or `null` to leave `/tmp` as the rest of the
-     * filesystem is (read-only unless listed in `writable`).
+     * Non-null: `/tmp` is a private tmpfs of the command's own (one per
+     * terminal, sized by the sandbox's limits; the string names the server's
+     * private directory it replaced and is not mounted). `null`: `/tmp` is
+     * left as the rest of the filesystem is (read-only unless listed in `writable`).
      */
     readonly tmp: string | null;
   };

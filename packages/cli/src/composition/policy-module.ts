@@ -149,7 +149,11 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
     recordServerStart(sink, {
       policy: { path: policy.path, sha256: policy.sha256 },
       version: TERMGATE_VERSION,
-      sandbox: { mode: policy.sandbox.mode, network: typeof network === 'string' ? network : network.allow },
+      sandbox: {
+        mode: policy.sandbox.mode,
+        network: typeof network === 'string' ? network : network.allow,
+        ...(sandbox !== null && { layers: sandbox.layers }),
+      },
     });
   } catch (error) {
     sandbox?.close();

@@ -12,6 +12,8 @@ export interface SandboxRuntime {
   readonly wrap: (inner: ProcessSpawner) => ProcessSpawner;
   /** Ends the shared network namespace and the proxy, removes the private /tmp. Idempotent. */
   readonly close: () => void;
+  /** Each confinement layer in force, one line each, for the server-start record. */
+  readonly layers: Readonly<Record<string, string>>;
   /** Resolves with the reason once a part the sandbox needs died (see `BubblewrapSandbox.failed`). */
   readonly failed: Promise<string>;
 }
@@ -47,7 +49,13 @@ export async function startSandbox(
 ): Promise<SandboxRuntime | null> {
   const section = policy.sandbox;
   if (section.mode === 'off') return null;
-  const { BubblewrapSandbox } = await import('@termgate/termhost/adapters');
+  const {
+    BubblewrapSandbox,
+    DEFAULT_SANDBOX_LIMITS,
+    DEFAULT_SANDBOX_USER,
+    grantSandboxAccess,
+    resolveSandboxIdentity,
+  } = await import('@termgate/termhost/adapters');
   const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
   // First: on a machine where bubblewrap cannot run, that is the one thing to say.
   await BubblewrapSandbox.check();
@@ -70,13 +78,38 @@ export async function startSandbox(
       // A writable directory that cannot be created is simply not bound.
     }
   }
+  // As root, commands run as an unprivileged user of their own, never uid 0 to the kernel.
+  const identity =
+    process.getuid?.() === 0 ? resolveSandboxIdentity(section.user ?? DEFAULT_SANDBOX_USER) : null;
+  const limits = {
+    processes: policy.limits.processes ?? DEFAULT_SANDBOX_LIMITS.processes,
+    memoryMiB: policy.limits.memoryMiB ?? DEFAULT_SANDBOX_LIMITS.memoryMiB,
+    tmpMiB: policy.limits.tmpMiB ?? DEFAULT_SANDBOX_LIMITS.tmpMiB,
+  };
   const runtimeBase = ownPrivateDirectory(join(tmpdir(), `termgate-sandbox-${process.getuid?.() ?? 'user'}`));
   const runtimeDir = mkdtempSync(join(runtimeBase, 'run-'));
   const privateTmp = join(runtimeDir, 'tmp');
   mkdirSync(privateTmp, { mode: 0o700 });
   let sandbox: BubblewrapSandboxType;
   try {
+    if (identity !== null) {
+      // The workspace and caches writable for it, and every directory the sandbox binds or covers reachable.
+      const reached = [
+        ...section.readOnly,
+        ...section.hidden,
+        ...(section.readable ?? []),
+        ...(section.unixSockets?.allow ?? []),
+        auditDir,
+        realpathSync(paths.policyPath),
+        realpathSync(paths.installRoot),
+        ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []),
+        join(runtimeDir, 'proxy.sock'),
+      ];
+      grantSandboxAccess(identity, section.writable, reached, section.unixSockets?.allow ?? []);
+    }
     sandbox = await BubblewrapSandbox.start({
+      identity,
+      limits,
       runtimeDir,
       network:
         typeof section.network === 'string'
@@ -108,7 +141,13 @@ export async function startSandbox(
     },
   });
   let closed = false;
+  const writable = section.writable.join(', ') || '(none)';
   return {
+    layers: {
+      ...sandbox.layers,
+      view: `the host's filesystem read-only; ${(section.allowlistedTrees ?? []).join(', ') || '(no tree)'} emptied but for what is readable; writable: ${writable}; the hidden paths covered; /tmp each terminal's own`,
+      sockets: `host Unix sockets covered unless allowed by path (${(section.unixSockets?.allow ?? []).join(', ') || 'none'})`,
+    },
     profiler,
     wrap: (inner) => sandbox.spawner(inner),
     failed: sandbox.failed,
@@ -131,14 +170,16 @@ function installation(root: string, writable: readonly string[]): string[] {
 
 /**
  * `dir`, created with mode 0700 when missing, and refused unless it is a
- * real directory of this user's that no one else can enter: in a shared
- * /tmp, another user could have made it first.
+ * real directory of this user's that no one else can list or write: in a
+ * shared /tmp, another user could have made it first. (Serving as root, the
+ * sandbox user is given search access by ACL, which shows as group `x`.)
  */
 function ownPrivateDirectory(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   const uid = process.getuid?.();
-  if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) {
+  // Search-only for the group class is allowed: it is the ACL mask once the sandbox user may pass through.
+  if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o067) !== 0) {
     throw new Error(`${dir} is not a private directory of this user's (mode 0700, not a symlink)`);
   }
   return realpathSync(dir);

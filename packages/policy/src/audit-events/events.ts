@@ -244,7 +244,12 @@ export function exitEvent(event: ExitedEvent, pid?: number): AuditEvent {
 export interface ServerStartInfo {
   readonly policy: PolicyInfo;
   /** How commands are confined: the policy's sandbox mode and network. */
-  readonly sandbox?: { readonly mode: string; readonly network: string | readonly string[] };
+  readonly sandbox?: {
+    readonly mode: string;
+    readonly network: string | readonly string[];
+    /** Each confinement layer in force (identity, view, sockets, filter, limits, …), one line each. */
+    readonly layers?: Readonly<Record<string, string>>;
+  };
   /** termgate's version (also in `service.version` when the sink was given it). */
   readonly version: string;
   /** Defaults to this process. */
@@ -276,7 +281,14 @@ export function serverStartEvent(info: ServerStartInfo): AuditEvent {
     termgate: {
       version: info.version,
       policy: { path: info.policy.path, sha256: info.policy.sha256 },
-      ...(info.sandbox !== undefined ? { sandbox: { ...info.sandbox } } : {}),
+      ...(info.sandbox !== undefined
+        ? {
+            sandbox: {
+              ...info.sandbox,
+              ...(info.sandbox.layers !== undefined && { layers: { ...info.sandbox.layers } }),
+            },
+          }
+        : {}),
     },
   };
 }

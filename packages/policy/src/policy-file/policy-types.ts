@@ -42,6 +42,12 @@ export interface PolicyLimits {
   /** Ceiling of an MCP tool result's character budget. */
   readonly maxOutputChars?: number;
   readonly timeoutSeconds?: number;
+  /** Sandbox only: processes (threads included) one terminal may run at once. */
+  readonly processes?: number;
+  /** Sandbox only: the data segment (heap and private mappings) one process may use, in MiB. */
+  readonly memoryMiB?: number;
+  /** Sandbox only: the size of a terminal's private /tmp (a tmpfs), in MiB. */
+  readonly tmpMiB?: number;
 }
 
 export interface EnvPolicy {
@@ -104,6 +110,8 @@ export interface SandboxPolicy {
   readonly protectGit: boolean;
   readonly privateTmp: boolean;
   readonly network: 'none' | 'all' | { readonly allow: readonly string[] };
+  /** The unprivileged user commands run as when the server is root; `null`: termgate-sandbox. */
+  readonly user?: string | null;
   /**
    * The allowlisted view: these directories (HOME, `/root`, `/run`,
    * `/var/run` by default) appear with only what `readable`, `writable` and

@@ -24,6 +24,7 @@ export interface RawSandbox {
     };
   };
   network?: 'none' | 'all' | { allow: string[] };
+  user?: string;
   unixSockets?: { allow?: string[] };
 }
 
@@ -96,6 +97,7 @@ export function buildSandboxPolicy(raw: RawSandbox | undefined, policyDir: strin
     privateTmp: fs.privateTmp ?? true,
     network:
       typeof network === 'string' ? network : Object.freeze({ allow: Object.freeze([...network.allow]) }),
+    user: raw.user ?? null,
     allowlistedTrees: paths(fs.allowlistedTrees, DEFAULT_ALLOWLISTED_TREES),
     // Not resolved: a toolchain directory that is a link is shown at its own path, from its target.
     readable: Object.freeze((fs.readable ?? DEFAULT_READABLE).map((p) => absolutePolicyPath(p, policyDir))),
@@ -126,6 +128,7 @@ const OFF: SandboxPolicy = Object.freeze({
   protectGit: true,
   privateTmp: true,
   network: 'all',
+  user: null,
   allowlistedTrees: Object.freeze([]),
   readable: Object.freeze([]),
 });

@@ -46,7 +46,7 @@ function start(request: SpawnRequest, output: UnixSocketPair): Promise<SpawnedPr
         cwd: request.cwd,
         env: request.env,
         detached: true,
-        stdio: ['ignore', output.child, output.child],
+        stdio: ['ignore', output.child, output.child, ...(request.extraFds ?? [])],
         windowsHide: true,
       });
     } catch (error) {

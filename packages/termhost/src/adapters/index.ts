@@ -15,8 +15,17 @@ export {
   BubblewrapSandbox,
   type BubblewrapSandboxOptions,
   SANDBOX_PROXY_PORT,
+  type SandboxLayers,
   type SandboxNetwork,
 } from './sandbox/bubblewrap-sandbox.js';
 export type { RefusedConnection } from './sandbox/http-allowlist-proxy.js';
+export {
+  DEFAULT_SANDBOX_USER,
+  grantSandboxAccess,
+  resolveSandboxIdentity,
+  type SandboxIdentity,
+} from './sandbox/sandbox-identity.js';
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/sandbox-limits.js';
 export { SandboxUnavailableError } from './sandbox/sandbox-unavailable-error.js';
+export { compileSeccompFilter, REFUSED_SYSCALLS } from './sandbox/seccomp-filter.js';
 export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './setpriv-process-spawner.js';

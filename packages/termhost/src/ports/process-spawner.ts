@@ -15,6 +15,12 @@ export interface SpawnRequest {
    * never silently ignored.
    */
   readonly sandbox?: SandboxProfile;
+  /**
+   * Open descriptors the child gets as fd 3, 4, … (a compiled syscall filter
+   * for bwrap's `--seccomp 3`, say). The spawner neither reads nor closes
+   * them; the caller closes its copies once `spawn` settled. Default: none.
+   */
+  readonly extraFds?: readonly number[];
 }
 
 /** How the group leader (the spawned process itself) ended. */

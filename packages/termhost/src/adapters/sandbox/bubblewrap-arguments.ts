@@ -16,9 +16,16 @@ import type { SandboxProfile } from '../../sandbox-profile.js';
  *   `proxy` run inside the server's shared network namespace, entered before
  *   bwrap starts (see `BubblewrapSandbox`).
  * - Mounts: see `filesystemArguments`.
+ * - The kernel layers (`kernel`, see {@link kernelArguments}): the syscall
+ *   filter, no nested user namespaces, the size of the private `/tmp`.
  */
-export function bubblewrapArguments(profile: SandboxProfile, cwd: string): string[] {
+export function bubblewrapArguments(
+  profile: SandboxProfile,
+  cwd: string,
+  kernel: KernelConfinement = NO_KERNEL_LAYERS,
+): string[] {
   const args = [
+    ...kernelArguments(kernel),
     '--die-with-parent',
     '--unshare-user',
     '--unshare-pid',
@@ -27,7 +34,7 @@ export function bubblewrapArguments(profile: SandboxProfile, cwd: string): strin
     '--unshare-cgroup-try',
     '--cap-drop',
     'ALL',
-    ...filesystemArguments(profile.filesystem),
+    ...filesystemArguments(profile.filesystem, kernel.tmpBytes),
   ];
   args.push('--chdir', cwd, '--');
   return args;
@@ -46,9 +53,13 @@ export function bubblewrapArguments(profile: SandboxProfile, cwd: string): strin
  * read-only (not recursively: what was mounted inside keeps its own mode),
  * after every mount point inside it was created.
  */
-export function filesystemArguments(fs: SandboxProfile['filesystem']): string[] {
+export function filesystemArguments(
+  fs: SandboxProfile['filesystem'],
+  /** The private `/tmp`'s size in bytes (see `privateTmpArguments`); `null`: the kernel's default. */
+  tmpBytes: number | null = null,
+): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  if (fs.tmp !== null) args.push('--bind', fs.tmp, '/tmp');
+  if (fs.tmp !== null) args.push(...privateTmpArguments(tmpBytes));
   const emptied = parentsFirst(fs.emptied ?? []);
   for (const path of emptied) args.push('--tmpfs', path);
   for (const path of parentsFirst(fs.readable ?? [])) args.push('--ro-bind', path, path);
@@ -67,4 +78,37 @@ export function filesystemArguments(fs: SandboxProfile['filesystem']): string[] 
 /** Shorter paths first, so that a path nested in another is mounted after it and stays visible. */
 function parentsFirst(paths: readonly string[]): string[] {
   return [...new Set(paths)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+// ---- Kernel layers: the syscall filter, nested user namespaces, the private /tmp's size. ----
+
+/** What `bubblewrapArguments` adds beyond the namespaces and the view. */
+export interface KernelConfinement {
+  /** The descriptor (in bwrap) of a compiled seccomp filter, for `--seccomp`; `null`: none. */
+  readonly seccompFd: number | null;
+  /** `--disable-userns`: the command cannot create user namespaces (bwrap ≥ 0.8). */
+  readonly disableUserns: boolean;
+  /** Size of the private `/tmp` tmpfs, in bytes; `null`: unbounded (half the RAM, the kernel's default). */
+  readonly tmpBytes: number | null;
+}
+
+/** No kernel layer: the probe of `check` and the bench's floor. */
+export const NO_KERNEL_LAYERS: KernelConfinement = Object.freeze({
+  seccompFd: null,
+  disableUserns: false,
+  tmpBytes: null,
+});
+
+/** `--disable-userns` and `--seccomp FD`, as `kernel` asks. */
+export function kernelArguments(kernel: KernelConfinement): string[] {
+  const args: string[] = [];
+  if (kernel.disableUserns) args.push('--disable-userns');
+  if (kernel.seccompFd !== null) args.push('--seccomp', String(kernel.seccompFd));
+  return args;
+}
+
+/** The private `/tmp`: a tmpfs of the command's own (so one per terminal), sticky and world-writable like /tmp. */
+function privateTmpArguments(tmpBytes: number | null): string[] {
+  const size = tmpBytes === null ? [] : ['--size', String(tmpBytes)];
+  return ['--perms', '1777', ...size, '--tmpfs', '/tmp'];
 }

@@ -1,15 +1,24 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
 import type { SandboxProfile } from '../../sandbox-profile.js';
 import { assertExecutable, findOnPath } from '../executable-check.js';
-import { bubblewrapArguments } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, type KernelConfinement } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
+import { identityPrefix, type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  describeLimits,
+  rlimitArguments,
+  type SandboxLimits,
+} from './sandbox-limits.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+import { compileSeccompFilter, type SeccompFilter } from './seccomp-filter.js';
+import { sessionKeyringPrefix } from './session-keyring.js';
 
 /** The loopback port of the proxy relay inside the sandboxes' network namespace. */
 export const SANDBOX_PROXY_PORT = 3128;
@@ -29,7 +38,39 @@ export interface BubblewrapSandboxOptions {
   readonly runtimeDir: string;
   /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
+  /**
+   * Who commands run as: `null`, the server's own uid (refused when that is
+   * root: a command must never be uid 0 to the kernel). Default `null`.
+   */
+  readonly identity?: SandboxIdentity | null;
+  /** Per-terminal limits. Default {@link DEFAULT_SANDBOX_LIMITS}. */
+  readonly limits?: SandboxLimits;
 }
+
+/** The layers in force, one line each, for the server-start record. */
+export interface SandboxLayers {
+  readonly identity: string;
+  readonly keyring: string;
+  readonly filter: string;
+  readonly limits: string;
+}
+
+/** The kernel layers a started sandbox applies to every command (see `BubblewrapSandbox.start`). */
+interface KernelLayers {
+  readonly identity: SandboxIdentity | null;
+  /** First of the chain: setpriv to the identity, or nothing. */
+  readonly setIdentity: readonly string[];
+  /** Just before bwrap: the fresh session keyring. */
+  readonly newKeyring: readonly string[];
+  /** Inside bwrap, before the command: the rlimits. */
+  readonly inner: readonly string[];
+  readonly filter: SeccompFilter;
+  readonly confinement: KernelConfinement;
+  readonly layers: SandboxLayers;
+}
+
+/** The filter's descriptor in the spawned chain: the first one after stdin, stdout and stderr. */
+const SECCOMP_FD = 3;
 
 /**
  * Confines commands with bubblewrap (`bwrap`), the tool Flatpak, Codex and
@@ -53,6 +94,7 @@ export class BubblewrapSandbox {
   readonly #nsenter: string | null;
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
+  readonly #kernel: KernelLayers;
   readonly #runtimeDir: string;
   #closed = false;
   #fail: (reason: string) => void = () => {};
@@ -73,6 +115,7 @@ export class BubblewrapSandbox {
     nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
+    kernel: KernelLayers,
   ) {
     this.#runtimeDir = runtimeDir;
     this.#bwrap = bwrap;
@@ -84,6 +127,12 @@ export class BubblewrapSandbox {
     };
     holder?.onExit((how) => fail(`the sandbox's shared network namespace ended (its holder ${how})`));
     proxy?.onError((error) => fail(`the sandbox's network proxy failed: ${error.message}`));
+    this.#kernel = kernel;
+  }
+
+  /** The kernel layers in force for every command. */
+  get layers(): SandboxLayers {
+    return this.#kernel.layers;
   }
 
   /**
@@ -97,15 +146,27 @@ export class BubblewrapSandbox {
     return bwrap;
   }
 
+  /**
+   * Also sets up the kernel layers, failing closed (SandboxUnavailableError
+   * naming the fix) when one cannot be: the identity (refused as root
+   * without one), the syscall filter (compiled here, once, into
+   * `runtimeDir`), the keyring and the limits; then runs `true` once
+   * through the complete chain every command takes.
+   */
   static async start(options: BubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
-    if (options.network === 'all') return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null);
-    const nsenter = findProgram('nsenter', path, 'util-linux');
+    // Every program first, so that a missing one is named before anything runs.
+    const nsenter = options.network === 'all' ? null : findProgram('nsenter', path, 'util-linux');
+    const socat = typeof options.network === 'object' ? findProgram('socat', path, 'socat') : null;
+    const kernel = kernelLayers(options);
+    await probeChain(bwrap, kernel);
+    if (options.network === 'all' || nsenter === null) {
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null, kernel);
+    }
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
-    if (typeof options.network === 'object') {
-      const socat = findProgram('socat', path, 'socat');
+    if (typeof options.network === 'object' && socat !== null) {
       const socketPath = join(options.runtimeDir, 'proxy.sock');
       proxy = await HttpAllowlistProxy.listen({
         socketPath,
@@ -123,8 +184,11 @@ export class BubblewrapSandbox {
       ];
     }
     try {
-      const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity']);
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy);
+      if (proxy !== null && kernel.identity !== null)
+        allowSocket(join(options.runtimeDir, 'proxy.sock'), kernel.identity);
+      // The holder runs as the commands' identity: they can enter only a user namespace of their own uid.
+      const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity'], kernel.setIdentity);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy, kernel);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -165,36 +229,46 @@ export class BubblewrapSandbox {
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
     if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
-    // The mounts reach bwrap through `--args 3` (bubblewrap >= 0.3), not the command line: however
+    if (this.#kernel.identity !== null) trustRepositories(env);
+    const kernel = this.#kernel;
+    // The mounts reach bwrap through `--args 4` (bubblewrap >= 0.3), not the command line: however
     // many the profile has, no E2BIG, and argv stays short. The file is in the runtime directory
-    // (hidden from every command), opened as fd 3 by /bin/sh and unlinked before bwrap starts;
-    // bwrap closes that descriptor after reading it.
-    const args = bubblewrapArguments(profile, request.cwd);
+    // (hidden from every command), opened as fd 4 by /bin/sh, first in the chain and still as the
+    // server's uid, and unlinked before bwrap starts; bwrap closes that descriptor after reading it.
+    // fd 3 is the syscall filter (`--seccomp 3`), opened anew per command: bwrap reads it to its end.
+    const args = bubblewrapArguments(coverable(profile, kernel.identity), request.cwd, kernel.confinement);
     if (args.at(-1) !== '--') throw sandboxError('bubblewrapArguments must end with --');
     const argsFile = join(this.#runtimeDir, `args-${randomUUID()}`);
     await writeFile(argsFile, `${args.slice(0, -1).join('\0')}\0`, { mode: 0o600, flag: 'wx' });
+    const filterFd = openSync(kernel.filter.path, 'r');
     let spawned: Awaited<ReturnType<ProcessSpawner['spawn']>>;
     try {
       spawned = await inner.spawn({
         argv: [
-          ...prefix,
           '/bin/sh',
           '-c',
           ARGS_FD_SCRIPT,
           'sh',
           argsFile,
+          ...kernel.setIdentity,
+          ...prefix,
+          ...kernel.newKeyring,
           this.#bwrap,
           '--args',
-          '3',
+          '4',
           '--',
+          ...kernel.inner,
           ...request.argv,
         ],
         cwd: request.cwd,
         env,
+        extraFds: [filterFd],
       });
     } catch (error) {
       await unlink(argsFile).catch(() => {});
       throw error;
+    } finally {
+      closeSync(filterFd);
     }
     void spawned.exited.finally(() => unlink(argsFile).catch(() => {}));
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
@@ -210,7 +284,7 @@ export class BubblewrapSandbox {
 }
 
 /** `sh -c` script: fd 3 reads the arguments file, which is removed, then bwrap replaces the shell. */
-const ARGS_FD_SCRIPT = 'exec 3<"$1" && rm -f -- "$1" && shift && exec "$@"';
+const ARGS_FD_SCRIPT = 'exec 4<"$1" && rm -f -- "$1" && shift && exec "$@"';
 
 const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
 const NO_PROXY = 'localhost,127.0.0.1,::1';
@@ -259,10 +333,17 @@ class NamespaceHolder {
     );
   }
 
-  static async start(bwrap: string, command: readonly string[]): Promise<NamespaceHolder> {
+  /** `asIdentity`: the argv prefix (setpriv) that starts it as the commands' uid, or nothing. */
+  static async start(
+    bwrap: string,
+    command: readonly string[],
+    asIdentity: readonly string[] = [],
+  ): Promise<NamespaceHolder> {
+    const [program, ...prefixArgs] = [...asIdentity, bwrap];
     const child = spawn(
-      bwrap,
+      program!,
       [
+        ...prefixArgs,
         '--die-with-parent',
         '--unshare-user',
         '--unshare-net',
@@ -405,6 +486,151 @@ function probe(bwrap: string): Promise<void> {
       },
     );
   });
+}
+
+// ---- Kernel layers: identity, keyring, syscall filter, limits (set up once per server start). ----
+
+const SYSTEM_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+
+function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
+  const identity = options.identity ?? null;
+  if (identity === null && process.getuid?.() === 0) {
+    throw new SandboxUnavailableError(
+      'termgate serves as root and no unprivileged identity was given: sandboxed commands would be uid 0 to the kernel',
+      'create the sandbox user (node scripts/ensure-system-packages.mjs --runtime) or name one in sandbox.user',
+    );
+  }
+  const limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
+  const setpriv = identity === null ? null : findProgram('setpriv', SYSTEM_PATH, 'util-linux');
+  const prlimit = findProgram('prlimit', SYSTEM_PATH, 'util-linux');
+  const perl = findProgram('perl', SYSTEM_PATH, 'perl-base');
+  const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'));
+  return {
+    identity,
+    setIdentity: setpriv === null || identity === null ? [] : identityPrefix(setpriv, identity),
+    newKeyring: sessionKeyringPrefix(perl),
+    inner: rlimitArguments(prlimit, limits),
+    filter,
+    confinement: { seccompFd: SECCOMP_FD, disableUserns: true, tmpBytes: limits.tmpMiB * 1024 * 1024 },
+    layers: {
+      identity:
+        identity === null
+          ? `the server's own uid ${process.getuid?.() ?? '?'} (not root)`
+          : `user ${identity.user} (uid ${identity.uid}, gid ${identity.gid}, no supplementary groups)`,
+      keyring: 'a fresh, empty session keyring per command',
+      filter: `seccomp (libseccomp), native ABI only; refused: ${filter.refused.join(', ')}; no nested user namespaces (--disable-userns)`,
+      limits: describeLimits(limits),
+    },
+  };
+}
+
+/**
+ * Runs `true` through the whole chain a command takes (identity, keyring,
+ * bwrap with the filter and a private /tmp, rlimits), so that a layer the
+ * machine cannot apply stops the start instead of every command.
+ */
+function probeChain(bwrap: string, kernel: KernelLayers): Promise<void> {
+  const profile: SandboxProfile = {
+    ...PROBE_PROFILE,
+    filesystem: { ...PROBE_PROFILE.filesystem, tmp: '/tmp' },
+  };
+  const argv = [
+    ...kernel.setIdentity,
+    ...kernel.newKeyring,
+    bwrap,
+    ...bubblewrapArguments(profile, '/', kernel.confinement),
+    ...kernel.inner,
+    'true',
+  ];
+  const filterFd = openSync(kernel.filter.path, 'r');
+  return new Promise<void>((resolveProbe, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', filterFd] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const fail = (why: string): void =>
+      reject(
+        new SandboxUnavailableError(
+          `the sandbox's kernel layers cannot be applied here: ${why}`,
+          'check that the sandbox user exists and can run bwrap, and that python3-seccomp, util-linux and perl are installed',
+        ),
+      );
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error.message);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolveProbe();
+      else fail(stderr.trim() || `exit ${code ?? signal}`);
+    });
+  }).finally(() => closeSync(filterFd));
+}
+
+/**
+ * The profile without the covers (hidden paths, placeholders) that the
+ * identity cannot reach by DAC anyway: bwrap runs as it and could not
+ * create them (a host socket in another user's 0700 directory, say).
+ */
+function coverable(profile: SandboxProfile, identity: SandboxIdentity | null): SandboxProfile {
+  // Without an identity, bwrap runs as the server's own (non-root) uid.
+  const who = identity ?? { uid: process.getuid?.() ?? -1 };
+  const keep = (paths: readonly string[]): string[] => paths.filter((path) => !unreachableBy(who, path));
+  const fs = profile.filesystem;
+  return {
+    ...profile,
+    filesystem: {
+      ...fs,
+      hiddenDirectories: keep(fs.hiddenDirectories),
+      hiddenFiles: keep(fs.hiddenFiles),
+      ...(fs.placeholderDirectories !== undefined && {
+        placeholderDirectories: keep(fs.placeholderDirectories),
+      }),
+      ...(fs.placeholderFiles !== undefined && { placeholderFiles: keep(fs.placeholderFiles) }),
+    },
+  };
+}
+
+/** The proxy's socket, connectable by the identity (the relay runs as it). */
+function allowSocket(socketPath: string, identity: SandboxIdentity): void {
+  try {
+    execFileSync('setfacl', ['-m', `u:${identity.uid}:rw`, '--', socketPath], {
+      stdio: 'ignore',
+      env: { PATH: SYSTEM_PATH },
+    });
+    for (
+      let dir = dirname(socketPath);
+      dir !== dirname(dir) && !(statSync(dir).mode & 0o001);
+      dir = dirname(dir)
+    ) {
+      execFileSync('setfacl', ['-m', `u:${identity.uid}:x`, '--', dir], {
+        stdio: 'ignore',
+        env: { PATH: SYSTEM_PATH },
+      });
+    }
+  } catch (error) {
+    throw new SandboxUnavailableError(
+      `cannot let the sandbox user reach the network proxy's socket: ${(error as Error).message}`,
+      'install the Debian/Ubuntu package "acl" (apt-get install acl)',
+    );
+  }
+}
+
+/**
+ * Under a dedicated identity the workspace's repositories belong to another
+ * user, which git refuses ("dubious ownership") unless told they are safe.
+ * They are the person's own, their git dirs read-only in the sandbox: tell
+ * git so, through its command-line configuration in the environment, the
+ * one place besides system and global config that `safe.directory` is read from.
+ */
+function trustRepositories(env: Record<string, string>): void {
+  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10);
+  const n = Number.isInteger(count) && count >= 0 ? count : 0;
+  env.GIT_CONFIG_COUNT = String(n + 1);
+  env[`GIT_CONFIG_KEY_${n}`] = 'safe.directory';
+  env[`GIT_CONFIG_VALUE_${n}`] = '*';
 }
 
 function findProgram(name: string, path: string, debianPackage: string): string {

@@ -1,4 +1,4 @@
-import { bubblewrapArguments } from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
+import { bubblewrapArguments, kernelArguments } from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
 import type { SandboxProfile } from '../../../src/sandbox-profile.js';
 
 const profile = (fs: Partial<SandboxProfile['filesystem']> = {}): SandboxProfile => ({
@@ -57,17 +57,40 @@ describe('bubblewrapArguments', () => {
       ['/dev/null', '/home/u/.netrc'],
     ]);
     expect(mounts(args, '--bind')).toEqual([
-      ['/run/tg/tmp', '/tmp'],
       ['/w', '/w'],
       ['/w/sub', '/w/sub'],
     ]);
-    const hidden = args.indexOf('--tmpfs');
+    // The private /tmp: a tmpfs of the command's own, not the host directory.
+    expect(args.slice(args.indexOf('/tmp') - 3, args.indexOf('/tmp') + 1)).toEqual([
+      '--perms',
+      '1777',
+      '--tmpfs',
+      '/tmp',
+    ]);
+    const hidden = args.indexOf('--tmpfs', args.indexOf('/tmp'));
     expect(args.slice(hidden, hidden + 4)).toEqual([
       '--tmpfs',
       '/home/u/.ssh',
       '--remount-ro',
       '/home/u/.ssh',
     ]);
+  });
+
+  it('adds the kernel layers: --disable-userns, the filter on its fd, and the size of /tmp', () => {
+    const kernel = { seccompFd: 3, disableUserns: true, tmpBytes: 64 * 1024 * 1024 };
+    const args = bubblewrapArguments(profile({ tmp: '/run/tg/tmp' }), '/w', kernel);
+    expect(args).toContain('--disable-userns');
+    expect(args[args.indexOf('--seccomp') + 1]).toBe('3');
+    const tmp = args.indexOf('/tmp');
+    expect(args.slice(tmp - 5, tmp + 1)).toEqual([
+      '--perms',
+      '1777',
+      '--size',
+      String(64 << 20),
+      '--tmpfs',
+      '/tmp',
+    ]);
+    expect(kernelArguments({ seccompFd: null, disableUserns: false, tmpBytes: null })).toEqual([]);
   });
 });
 

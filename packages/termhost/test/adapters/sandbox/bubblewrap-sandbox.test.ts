@@ -5,14 +5,23 @@ import { join } from 'node:path';
 import { CrossSpawnProcessSpawner } from '../../../src/adapters/cross-spawn-process-spawner.js';
 import { readStat } from '../../../src/adapters/posix-process-group.js';
 import { BubblewrapSandbox } from '../../../src/adapters/sandbox/bubblewrap-sandbox.js';
+import {
+  grantSandboxAccess,
+  resolveSandboxIdentity,
+} from '../../../src/adapters/sandbox/sandbox-identity.js';
 import { SandboxUnavailableError } from '../../../src/adapters/sandbox/sandbox-unavailable-error.js';
 import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+
+/** As root, commands must run as the install step's unprivileged user. */
+const identity = process.getuid?.() === 0 ? resolveSandboxIdentity('termgate-sandbox') : null;
 
 /** Real bubblewrap: how the adapter fails closed. */
 describe('BubblewrapSandbox', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'termgate-bwrap-'));
+    // As the runtime does at start: the sandbox user may work in the writable directory.
+    if (identity !== null) grantSandboxAccess(identity, [dir], []);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,8 +43,17 @@ describe('BubblewrapSandbox', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  (identity === null ? it.skip : it)(
+    'as root without an identity, start refuses: a command would be uid 0',
+    async () => {
+      await expect(BubblewrapSandbox.start({ network: 'all', runtimeDir: dir })).rejects.toThrow(
+        /serves as root and no unprivileged identity/,
+      );
+    },
+  );
+
   it('refuses a request without a profile, and one whose network it did not start', async () => {
-    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir });
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir, identity });
     try {
       const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
       await expect(spawner.spawn({ argv: ['true'], cwd: dir, env })).rejects.toMatchObject({
@@ -60,7 +78,7 @@ describe('BubblewrapSandbox', () => {
       readOnly.push(join(parent, `${'b'.repeat(190)}${i}`));
       mkdirSync(readOnly.at(-1)!, { recursive: true });
     }
-    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir });
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir, identity });
     try {
       const spawned = await sandbox.spawner(new CrossSpawnProcessSpawner()).spawn({
         argv: ['sh', '-c', 'echo ran; tr "\\0" " " < /proc/$PPID/cmdline | wc -c'],
@@ -74,14 +92,15 @@ describe('BubblewrapSandbox', () => {
       });
       expect(await spawned.exited).toMatchObject({ exitCode: 0 });
       expect(output).toMatch(/^ran\n/);
-      expect(readdirSync(runtimeDir)).toEqual([]);
+      // Only the filter compiled at start is left: no arguments file.
+      expect(readdirSync(runtimeDir)).toEqual(['seccomp.bpf']);
     } finally {
       await sandbox.close();
     }
   }, 60_000);
 
   it('a missing program rejects with ENOENT, as the port requires, before bwrap starts', async () => {
-    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir });
+    const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir, identity });
     try {
       const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
       await expect(
@@ -93,7 +112,7 @@ describe('BubblewrapSandbox', () => {
   });
 
   it('once its shared network namespace is gone, every spawn is refused', async () => {
-    const sandbox = await BubblewrapSandbox.start({ network: 'none', runtimeDir: dir });
+    const sandbox = await BubblewrapSandbox.start({ network: 'none', runtimeDir: dir, identity });
     const spawner = sandbox.spawner(new CrossSpawnProcessSpawner());
     const ok = await spawner.spawn({ argv: ['true'], cwd: dir, env, sandbox: profile('none') });
     expect(await ok.exited).toEqual({ exitCode: 0, signal: null });
@@ -130,7 +149,12 @@ describe('BubblewrapSandbox', () => {
   });
 
   it('start fails with the package to install when bwrap is not on PATH', async () => {
-    const failure = BubblewrapSandbox.start({ network: 'none', runtimeDir: dir, path: '/nonexistent' });
+    const failure = BubblewrapSandbox.start({
+      network: 'none',
+      runtimeDir: dir,
+      identity,
+      path: '/nonexistent',
+    });
     await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
     await expect(failure).rejects.toThrow(/apt-get install bubblewrap/);
   });
@@ -150,6 +174,7 @@ describe('BubblewrapSandbox', () => {
     const failure = BubblewrapSandbox.start({
       network: 'all',
       runtimeDir: dir,
+      identity,
       path: `${fake}:${process.env.PATH}`,
     });
     await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
@@ -170,6 +195,7 @@ describe('BubblewrapSandbox', () => {
         BubblewrapSandbox.start({
           network: { allow: ['example.org'], onRefused: () => {} },
           runtimeDir: dir,
+          identity,
           path: only,
         }),
       ).rejects.toThrow(/socat was not found on PATH.*apt-get install socat/s);

@@ -1,0 +1,151 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { findOnPath } from '../executable-check.js';
+import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+
+/**
+ * The system calls every sandboxed command is refused, with `EPERM` unless
+ * said otherwise. docs/SANDBOX-KERNEL.md gives the reason for each, and for
+ * the notable calls left open.
+ */
+export const REFUSED_SYSCALLS: readonly string[] = Object.freeze([
+  // The kernel keyring: the server's session and user keyrings hold other credentials.
+  'keyctl',
+  'add_key',
+  'request_key',
+  // New namespaces: a nested user namespace hands out a full capability set.
+  'setns',
+  // The mount family: rearranging the view would undo what hides or protects a path.
+  'mount',
+  'umount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'open_tree',
+  'move_mount',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'mount_setattr',
+  // Kernel attack surface a build or dev server does not need.
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'uselib',
+  'lookup_dcookie',
+  // Reaching into another process's memory or descriptors (refused entirely, see the docs).
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'pidfd_getfd',
+]);
+
+/** Namespace flags: `unshare` with any of them, and `clone` with any but CLONE_NEWTIME, is refused. */
+const NAMESPACE_FLAGS: Readonly<Record<string, number>> = Object.freeze({
+  CLONE_NEWNS: 0x00020000,
+  CLONE_NEWCGROUP: 0x02000000,
+  CLONE_NEWUTS: 0x04000000,
+  CLONE_NEWIPC: 0x08000000,
+  CLONE_NEWUSER: 0x10000000,
+  CLONE_NEWPID: 0x20000000,
+  CLONE_NEWNET: 0x40000000,
+  CLONE_NEWTIME: 0x00000080,
+});
+
+/**
+ * Compiles the filter with libseccomp's Python bindings (never hand-written
+ * BPF): default allow, the calls above refused, `clone3` answered `ENOSYS`
+ * (its flags live in memory a filter cannot read, so libc falls back to
+ * `clone`, whose flags it can), `clone` and `unshare` refused when they ask
+ * for a namespace. Only the native ABI is allowed: a syscall of another
+ * architecture (the i386 `int 0x80` entry, x32 on x86-64) kills the process,
+ * so no second syscall table is a way around the rules.
+ */
+const COMPILER = `
+import errno, json, sys
+import seccomp
+
+spec = json.loads(sys.argv[1])
+f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
+def known(name):
+    try:
+        seccomp.resolve_syscall(seccomp.Arch.NATIVE, name)
+        return True
+    except Exception:
+        return False
+for name in spec["refused"]:
+    if known(name):
+        f.add_rule(seccomp.ERRNO(errno.EPERM), name)
+f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+for name, flag in spec["namespaceFlags"].items():
+    f.add_rule(seccomp.ERRNO(errno.EPERM), "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    # In clone's flags the low byte is the exit signal, so CLONE_NEWTIME (0x80) is no flag there.
+    if flag > 0xff:
+        f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+with open(spec["out"], "wb") as out:
+    f.export_bpf(out)
+`;
+
+/** Where the compiler's interpreter is looked for: the system's, which python3-seccomp installs into. */
+const SYSTEM_PATH = '/usr/bin:/bin';
+
+/** A compiled filter: BPF for bwrap's `--seccomp FD`. */
+export interface SeccompFilter {
+  /** The file holding the program; open it anew for each command (bwrap reads its descriptor to the end). */
+  readonly path: string;
+  /** The calls refused, for the server-start record. */
+  readonly refused: readonly string[];
+}
+
+/**
+ * Compiles the filter into `outPath` (once per server start). Throws
+ * {@link SandboxUnavailableError} naming the package to install when the
+ * system's `python3` or libseccomp's bindings are missing, or the result is
+ * not a BPF program.
+ */
+export function compileSeccompFilter(outPath: string): SeccompFilter {
+  const python = findOnPath('python3', SYSTEM_PATH);
+  if (python === null) {
+    throw new SandboxUnavailableError(
+      'the syscall filter cannot be compiled: python3 was not found in /usr/bin',
+      'install the Debian/Ubuntu packages "python3" and "python3-seccomp" (apt-get install python3-seccomp)',
+    );
+  }
+  const spec = JSON.stringify({ refused: REFUSED_SYSCALLS, namespaceFlags: NAMESPACE_FLAGS, out: outPath });
+  try {
+    // -I: isolated, neither the user's site-packages nor PYTHON* variables; the system's dist-packages stay.
+    execFileSync(python, ['-I', '-c', COMPILER, spec], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 20_000,
+      env: { PATH: SYSTEM_PATH },
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    const missing = /No module named .?seccomp/.test(stderr);
+    throw new SandboxUnavailableError(
+      `the syscall filter cannot be compiled: ${missing ? "libseccomp's Python bindings are missing" : stderr || (error as Error).message}`,
+      'install the Debian/Ubuntu package "python3-seccomp" (apt-get install python3-seccomp), which brings libseccomp2',
+    );
+  }
+  const size = readFileSync(outPath).length;
+  if (size === 0 || size % 8 !== 0) {
+    throw new SandboxUnavailableError(
+      `the syscall filter compiled to ${size} bytes, not a BPF program`,
+      'reinstall python3-seccomp and libseccomp2',
+    );
+  }
+  return {
+    path: outPath,
+    refused: [...REFUSED_SYSCALLS, 'clone3 (ENOSYS)', 'clone/unshare with namespace flags'],
+  };
+}
