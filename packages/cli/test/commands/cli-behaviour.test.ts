@@ -255,16 +255,32 @@ describe('the first hour', () => {
   });
 
   it('serve started in the home directory starts, and says the whole home is the workspace', () => {
-    const { status, stderr } = inHome(
-      'serve',
-      '--audit',
-      join(home, 'audit.jsonl'),
-      '--log-format',
-      'pretty',
-    );
-    expect(stderr).not.toContain('refusing to start');
+    // The trail must lie outside every writable directory, and the whole home is one here.
+    const trail = mkdtempSync(join('/var/tmp', 'termgate-home-trail-'));
+    try {
+      const { status, stderr } = inHome(
+        'serve',
+        '--audit',
+        join(trail, 'audit.jsonl'),
+        '--log-format',
+        'pretty',
+      );
+      expect(stderr).not.toContain('refusing to start');
+      expect(stderr).toContain('termgate: warning: started in the home directory: the workspace');
+      expect(status).toBe(0);
+    } finally {
+      rmSync(trail, { recursive: true, force: true });
+    }
+  });
+
+  it('serve in the home directory with the default trail (inside the home) refuses, naming --audit', () => {
+    const { status, stderr } = inHome('serve', '--log-format', 'pretty');
     expect(stderr).toContain('termgate: warning: started in the home directory: the workspace');
-    expect(status).toBe(0);
+    expect(stderr).toMatch(
+      /refusing to start: the audit trail's directory .* lies inside the sandbox's writable directory/,
+    );
+    expect(stderr).toContain('give --audit a directory of its own');
+    expect(status).toBe(1);
   });
 
   it('serve --version prints the version (and -v)', () => {
