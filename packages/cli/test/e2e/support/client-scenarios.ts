@@ -3,7 +3,7 @@
  * legacy v1 client), written against a minimal adapter so each suite only
  * wires its SDK's `listTools`/`callTool`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { TOOL_ANNOTATIONS, TOOL_NAMES } from './wire-server.js';
 
@@ -80,6 +80,8 @@ export async function expectToolList(caller: ToolCaller): Promise<void> {
 export async function expectStreamedRun(caller: ToolCaller): Promise<void> {
   // Not under /tmp: a sandboxed command has a private /tmp and would never see the gate file.
   const dir = mkdtempSync('/var/tmp/termgate-e2e-client-');
+  // Served as root, a sandboxed command runs as the unprivileged sandbox user: let it see the gate.
+  chmodSync(dir, 0o755);
   try {
     const gate = path.join(dir, 'gate');
     const created = structured(

@@ -4,7 +4,7 @@
  * results within the character budget, exited terminals that never lock the
  * client out, and a cancelled create whose handle stays reachable.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type ProgressUpdate, structured, type ToolCaller, type ToolCallResult } from './client-scenarios.js';
 
@@ -16,6 +16,8 @@ export function resultText(result: ToolCallResult): string {
 function scratch(): { dir: string; gate: string; done: () => void } {
   // Not under /tmp: a sandboxed command has a private /tmp and would never see the gate file.
   const dir = mkdtempSync('/var/tmp/termgate-e2e-onecall-');
+  // Served as root, a sandboxed command runs as the unprivileged sandbox user: let it see the gate.
+  chmodSync(dir, 0o755);
   return { dir, gate: path.join(dir, 'gate'), done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
