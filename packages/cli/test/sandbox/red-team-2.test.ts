@@ -1,0 +1,100 @@
+/**
+ * The second adversarial review of the sandbox (issue 18's "Done when"):
+ * attacks on the allowlisted view, the identity, the syscall filter, the
+ * limits and the run-later set, through `termgate serve` with the real
+ * bubblewrap and filter, as root (when the tests are root) and as an
+ * unprivileged user, with the world outside /tmp. Each test here failed
+ * before its fix; a `test.failing` is a gap the review found and left open
+ * (docs/SANDBOX-KERNEL.md and docs/RUN-LATER.md say why): it turns red the
+ * day the gap closes, to be made a plain test.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import type { WireServer } from '../e2e/support/wire-server.js';
+import { hostRun, IDENTITIES, serveAs } from './support/identity.js';
+import { makeWorld, run, type SandboxWorld } from './support/sandbox-fixture.js';
+
+const SECTION = ['  mode: required', '  network: none', 'limits:', '  memoryMiB: 256', '  tmpMiB: 64'].join(
+  '\n',
+);
+
+/** python3 code run in the sandbox (Debian's). */
+const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
+
+describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
+  let world: SandboxWorld;
+  let server: WireServer;
+
+  beforeAll(() => {
+    world = makeWorld({ sandbox: SECTION });
+    server = serveAs(world, identity);
+  }, 60_000);
+  afterAll(async () => {
+    await server.dispose();
+    world.dispose();
+  });
+
+  test('/dev/shm is bounded like the private /tmp: 100 MiB do not fit under tmpMiB 64', async () => {
+    // bwrap's --dev is a tmpfs of half the RAM, and its shm directory was part of it: a command
+    // filled the host's memory through it, past both the /tmp size and the memory limit.
+    const result = await run(
+      server,
+      'dd if=/dev/zero of=/dev/shm/fill bs=1M count=100 2>&1; df -k /dev/shm | tail -1',
+    );
+    expect(result.output).toMatch(/No space left on device/);
+  });
+
+  test('/dev itself takes no files (it is read-only), while its devices still work', async () => {
+    const result = await run(
+      server,
+      'dd if=/dev/zero of=/dev/fill bs=1M count=100 2>&1 | tail -1; echo x > /dev/null && head -c 4 /dev/zero | wc -c',
+    );
+    expect(result.output).toMatch(/Read-only file system|Permission denied/);
+    expect(result.output).not.toMatch(/100 MiB\) copied/);
+    expect(result.output.trim().split('\n').at(-1)).toBe('4');
+  });
+
+  test('shared memory still works for multiprocessing (POSIX semaphores live in /dev/shm)', async () => {
+    const result = await run(
+      server,
+      py(
+        'import multiprocessing as m\nl=m.Lock()\nwith l: print("locked")\nq=m.Queue(); q.put(7); print(q.get())',
+      ),
+    );
+    expect(result.output).toMatch(/locked\n7/);
+  });
+
+  // Left open: RLIMIT_DATA counts private writable mappings only. A MAP_SHARED anonymous
+  // mapping or a memfd is shmem, which no rlimit bounds (RLIMIT_AS would, but breaks V8, Go and
+  // sanitizers, which reserve far more address space than they use); only a cgroup's memory.max
+  // bounds it. See docs/SANDBOX-KERNEL.md, "Limits".
+  test.failing('a 1 GiB shared anonymous mapping fails under a 256 MiB limit', async () => {
+    const result = await run(
+      server,
+      py(
+        'import mmap\nm=mmap.mmap(-1, 1<<30)\nfor i in range(0, 1<<30, 4096): m[i]=1\nprint("shared", len(m))',
+      ),
+    );
+    expect(result.output).not.toMatch(/shared 1073741824/);
+  });
+
+  // Left open: the run-later set is computed when a command starts. A repository or a package
+  // directory the command itself creates has nothing protected in it, so a nested `git init`
+  // with core.fsmonitor set runs on the person's next `git status` there. As root the person's
+  // git refuses the repository (it belongs to termgate-sandbox: "dubious ownership") unless
+  // safe.directory allows it; as a normal user it is the person's own. See docs/RUN-LATER.md.
+  const nestedRepo = identity === 'unprivileged' ? test.failing : test;
+  nestedRepo('a repository created inside the command runs nothing at the person’s git status', async () => {
+    const marker = path.join(world.root, `PWNED_NESTED_${identity}`);
+    const result = await run(
+      server,
+      `git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"; echo rc=$?`,
+    );
+    expect(result.ran).toBe(true);
+    hostRun(identity, ['git', 'status'], {
+      cwd: path.join(world.workspace, 'sub'),
+      env: { GIT_CONFIG_GLOBAL: '/dev/null' },
+    });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
