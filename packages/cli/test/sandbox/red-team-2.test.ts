@@ -64,6 +64,20 @@ describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
     expect(result.output).toMatch(/locked\n7/);
   });
 
+  test('an AF_VSOCK socket, which no network namespace confines, cannot be made', async () => {
+    // vsock reaches the hypervisor's side of a VM (Firecracker, QEMU, WSL2, cloud sandboxes)
+    // from any network namespace: under network: none it was a way out. Only the socket is
+    // made here (never a connection: the machine's own hypervisor services are not ours).
+    const result = await run(
+      server,
+      py(
+        'import socket\ntry:\n  socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("vsock open")\nexcept OSError as e: print("vsock refused", e.errno)',
+      ),
+    );
+    expect(result.output).not.toMatch(/vsock open/);
+    expect(result.output).toMatch(/vsock refused 97/); // EAFNOSUPPORT
+  });
+
   // Left open: RLIMIT_DATA counts private writable mappings only. A MAP_SHARED anonymous
   // mapping or a memfd is shmem, which no rlimit bounds (RLIMIT_AS would, but breaks V8, Go and
   // sanitizers, which reserve far more address space than they use); only a cgroup's memory.max

@@ -49,6 +49,13 @@ export const REFUSED_SYSCALLS: readonly string[] = Object.freeze([
   'pidfd_getfd',
 ]);
 
+/**
+ * Socket address families no network namespace confines, refused with
+ * `EAFNOSUPPORT` (the answer of a kernel without them): AF_VSOCK (40)
+ * reaches the hypervisor side of a virtual machine from every namespace.
+ */
+const REFUSED_SOCKET_FAMILIES: Readonly<Record<string, number>> = Object.freeze({ AF_VSOCK: 40 });
+
 /** Namespace flags: `unshare` with any of them, and `clone` with any but CLONE_NEWTIME, is refused. */
 const NAMESPACE_FLAGS: Readonly<Record<string, number>> = Object.freeze({
   CLONE_NEWNS: 0x00020000,
@@ -66,7 +73,7 @@ const NAMESPACE_FLAGS: Readonly<Record<string, number>> = Object.freeze({
  * BPF): default allow, the calls above refused, `clone3` answered `ENOSYS`
  * (its flags live in memory a filter cannot read, so libc falls back to
  * `clone`, whose flags it can), `clone` and `unshare` refused when they ask
- * for a namespace. Only the native ABI is allowed: a syscall of another
+ * for a namespace, `socket` refused for the families above. Only the native ABI is allowed: a syscall of another
  * architecture (the i386 `int 0x80` entry, x32 on x86-64) kills the process,
  * so no second syscall table is a way around the rules.
  */
@@ -87,6 +94,8 @@ for name in spec["refused"]:
     if known(name):
         f.add_rule(seccomp.ERRNO(errno.EPERM), name)
 f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+for family in spec["refusedFamilies"]:
+    f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.EQ, family))
 for name, flag in spec["namespaceFlags"].items():
     f.add_rule(seccomp.ERRNO(errno.EPERM), "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # In clone's flags the low byte is the exit signal, so CLONE_NEWTIME (0x80) is no flag there.
@@ -121,7 +130,12 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
       'install the Debian/Ubuntu packages "python3" and "python3-seccomp" (apt-get install python3-seccomp)',
     );
   }
-  const spec = JSON.stringify({ refused: REFUSED_SYSCALLS, namespaceFlags: NAMESPACE_FLAGS, out: outPath });
+  const spec = JSON.stringify({
+    refused: REFUSED_SYSCALLS,
+    namespaceFlags: NAMESPACE_FLAGS,
+    refusedFamilies: Object.values(REFUSED_SOCKET_FAMILIES),
+    out: outPath,
+  });
   try {
     // -I: isolated, neither the user's site-packages nor PYTHON* variables; the system's dist-packages stay.
     execFileSync(python, ['-I', '-c', COMPILER, spec], {
@@ -146,6 +160,11 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
   }
   return {
     path: outPath,
-    refused: [...REFUSED_SYSCALLS, 'clone3 (ENOSYS)', 'clone/unshare with namespace flags'],
+    refused: [
+      ...REFUSED_SYSCALLS,
+      'clone3 (ENOSYS)',
+      'clone/unshare with namespace flags',
+      ...Object.keys(REFUSED_SOCKET_FAMILIES).map((family) => `socket(${family}) (EAFNOSUPPORT)`),
+    ],
   };
 }
