@@ -8,7 +8,7 @@
  * (docs/SANDBOX-KERNEL.md and docs/RUN-LATER.md say why): it turns red the
  * day the gap closes, to be made a plain test.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, type Stats, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { WireServer } from '../e2e/support/wire-server.js';
 import { hostRun, IDENTITIES, serveAs } from './support/identity.js';
@@ -17,6 +17,8 @@ import { makeWorld, run, type SandboxWorld } from './support/sandbox-fixture.js'
 const SECTION = ['  mode: required', '  network: none', 'limits:', '  memoryMiB: 256', '  tmpMiB: 64'].join(
   '\n',
 );
+
+const statOrNull = (p: string): Stats | null => statSync(p, { throwIfNoEntry: false }) ?? null;
 
 /** python3 code run in the sandbox (Debian's). */
 const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
@@ -76,6 +78,30 @@ describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
     );
     expect(result.output).not.toMatch(/vsock open/);
     expect(result.output).toMatch(/vsock refused 97/); // EAFNOSUPPORT
+  });
+
+  test('a command cannot leave a set-user-ID or set-group-ID file on the host', async () => {
+    // NO_NEW_PRIVS keeps such a file inert inside; on the host, anyone who can reach the
+    // workspace would run it as the command's uid (the person's, or termgate-sandbox, which
+    // holds ACLs on the workspace and its git dir). Refused as systemd's RestrictSUIDSGID= does.
+    const result = await run(
+      server,
+      [
+        'cp /bin/true suid-chmod && chmod 4755 suid-chmod',
+        'cp /bin/true sgid-chmod && chmod g+s sgid-chmod',
+        py('import os\nos.close(os.open("suid-open", os.O_CREAT | os.O_WRONLY, 0o4755))'),
+        py('import os\nos.mknod("suid-mknod", 0o104755)'),
+        'echo done',
+      ].join('; '),
+    );
+    expect(result.output).toMatch(/done/);
+    for (const name of ['suid-chmod', 'sgid-chmod', 'suid-open', 'suid-mknod']) {
+      const mode = statOrNull(path.join(world.workspace, name))?.mode ?? 0;
+      expect({ name, setid: (mode & 0o6000) !== 0 }).toEqual({ name, setid: false });
+    }
+    // Plain modes still work.
+    const plain = await run(server, 'cp /bin/true exe && chmod 750 exe && stat -c %a exe');
+    expect(plain.output.trim()).toBe('750');
   });
 
   // Left open: RLIMIT_DATA counts private writable mappings only. A MAP_SHARED anonymous
