@@ -8,11 +8,12 @@
  * (docs/SANDBOX-KERNEL.md and docs/RUN-LATER.md say why): it turns red the
  * day the gap closes, to be made a plain test.
  */
-import { chmodSync, existsSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { WireServer } from '../e2e/support/wire-server.js';
 import { AS_ROOT, hostRun, IDENTITIES, serveAs } from './support/identity.js';
-import { makeWorld, run, type SandboxWorld } from './support/sandbox-fixture.js';
+import { call, makeWorld, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
 
 const SECTION = ['  mode: required', '  network: none', 'limits:', '  memoryMiB: 256', '  tmpMiB: 64'].join(
   '\n',
@@ -103,6 +104,39 @@ describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
     const plain = await run(server, 'cp /bin/true exe && chmod 750 exe && stat -c %a exe');
     expect(plain.output.trim()).toBe('750');
   });
+
+  // Left open: host sockets are covered by the path they were bound to (the kernel's socket
+  // table). A command already running when a host daemon binds a socket in the workspace can
+  // rename it (or hard-link it, when it may write it): the table keeps the old path, so every
+  // later command reaches the daemon through the new name. The README's socket limits.
+  test.failing('a host socket bound mid-command and renamed stays unreachable for later commands', async () => {
+    const moved = path.join(world.workspace, 'moved');
+    mkdirSync(moved);
+    chmodSync(moved, 0o777);
+    const live = path.join(world.workspace, 'live.sock');
+    const a = await start(
+      server,
+      'for i in $(seq 300); do [ -S live.sock ] && mv live.sock moved/renamed.sock && echo moved && break; sleep 0.1; done',
+    );
+    const heard: string[] = [];
+    const daemon = createServer((socket) => socket.on('data', (d) => heard.push(String(d))));
+    await new Promise<void>((resolve) => daemon.listen(live, resolve));
+    try {
+      chmodSync(live, 0o666);
+      await call(server, 'terminal_wait_for_exit', { terminalId: a, timeoutSeconds: 40 });
+      const b = await run(
+        server,
+        py(
+          'import socket\ns=socket.socket(socket.AF_UNIX)\ns.connect("moved/renamed.sock")\ns.sendall(b"asked")\ns.close()',
+        ),
+      );
+      expect(b.ran).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(heard).toEqual([]);
+    } finally {
+      await new Promise((resolve) => daemon.close(resolve));
+    }
+  }, 90_000);
 
   // Left open: RLIMIT_DATA counts private writable mappings only. A MAP_SHARED anonymous
   // mapping or a memfd is shmem, which no rlimit bounds (RLIMIT_AS would, but breaks V8, Go and
