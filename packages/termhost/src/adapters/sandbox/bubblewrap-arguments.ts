@@ -44,14 +44,15 @@ export function bubblewrapArguments(
 
 /**
  * The mounts, in order, each later one winning for the paths it covers:
- * `/` read-only, a new `/dev` and `/proc`, the private `/tmp`; the emptied
+ * `/` read-only, a new `/dev` and `/proc`, `/dev/shm` and the private
+ * `/tmp` (a bounded tmpfs each); the emptied
  * trees (an empty tmpfs each), the readable paths shown through them
  * read-only and the allowed sockets bound in; the writable paths; the
  * read-only carve-outs; the placeholders (an empty read-only tmpfs or
  * `/dev/null` where a protected path does not exist yet: bwrap creates the
  * mount point); the hidden paths; last, each emptied tree remounted
  * read-only (not recursively: what was mounted inside keeps its own mode),
- * after every mount point inside it was created.
+ * after every mount point inside it was created, and `/dev`.
  */
 export function filesystemArguments(
   fs: SandboxProfile['filesystem'],
@@ -59,6 +60,9 @@ export function filesystemArguments(
   tmpBytes: number | null = null,
 ): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // bwrap's /dev is a tmpfs of the kernel's default size (half the RAM), writable by the
+  // command, /dev/shm a plain directory in it: its own bounded tmpfs, and /dev read-only below.
+  args.push(...sharedMemoryArguments(tmpBytes));
   if (fs.tmp !== null) args.push(...privateTmpArguments(tmpBytes));
   const emptied = parentsFirst(fs.emptied ?? []);
   for (const path of emptied) args.push('--tmpfs', path);
@@ -72,6 +76,8 @@ export function filesystemArguments(
   for (const path of parentsFirst(fs.hiddenDirectories)) args.push('--tmpfs', path, '--remount-ro', path);
   for (const path of parentsFirst(fs.hiddenFiles)) args.push('--ro-bind', '/dev/null', path);
   for (const path of emptied) args.push('--remount-ro', path);
+  // Not recursive: /dev/pts and /dev/shm keep their own mode; writing a device is no file write.
+  args.push('--remount-ro', '/dev');
   return args;
 }
 
@@ -105,6 +111,12 @@ export function kernelArguments(kernel: KernelConfinement): string[] {
   if (kernel.disableUserns) args.push('--disable-userns');
   if (kernel.seccompFd !== null) args.push('--seccomp', String(kernel.seccompFd));
   return args;
+}
+
+/** `/dev/shm` (POSIX shared memory, semaphores): a tmpfs of the command's own, as large as the private `/tmp`. */
+function sharedMemoryArguments(tmpBytes: number | null): string[] {
+  const size = tmpBytes === null ? [] : ['--size', String(tmpBytes)];
+  return ['--perms', '1777', ...size, '--tmpfs', '/dev/shm'];
 }
 
 /** The private `/tmp`: a tmpfs of the command's own (so one per terminal), sticky and world-writable like /tmp. */

@@ -49,6 +49,31 @@ export const REFUSED_SYSCALLS: readonly string[] = Object.freeze([
   'pidfd_getfd',
 ]);
 
+/**
+ * Socket address families no network namespace confines, refused with
+ * `EAFNOSUPPORT` (the answer of a kernel without them): AF_VSOCK (40)
+ * reaches the hypervisor side of a virtual machine from every namespace.
+ */
+const REFUSED_SOCKET_FAMILIES: Readonly<Record<string, number>> = Object.freeze({ AF_VSOCK: 40 });
+
+/**
+ * The calls that set a mode, with the index of their mode argument and of
+ * their open flags (`null`: always a mode): a mode with S_ISUID or S_ISGID
+ * is refused, so no command leaves a set-user-ID file (of its uid) on the
+ * host, where NO_NEW_PRIVS no longer holds.
+ */
+const SETID_MODE_CALLS: ReadonlyArray<readonly [string, number, number | null]> = Object.freeze([
+  ['chmod', 1, null],
+  ['fchmod', 1, null],
+  ['fchmodat', 2, null],
+  ['fchmodat2', 2, null],
+  ['mknod', 1, null],
+  ['mknodat', 2, null],
+  ['creat', 1, null],
+  ['open', 2, 1],
+  ['openat', 3, 2],
+]);
+
 /** Namespace flags: `unshare` with any of them, and `clone` with any but CLONE_NEWTIME, is refused. */
 const NAMESPACE_FLAGS: Readonly<Record<string, number>> = Object.freeze({
   CLONE_NEWNS: 0x00020000,
@@ -66,7 +91,9 @@ const NAMESPACE_FLAGS: Readonly<Record<string, number>> = Object.freeze({
  * BPF): default allow, the calls above refused, `clone3` answered `ENOSYS`
  * (its flags live in memory a filter cannot read, so libc falls back to
  * `clone`, whose flags it can), `clone` and `unshare` refused when they ask
- * for a namespace. Only the native ABI is allowed: a syscall of another
+ * for a namespace, `socket` refused for the families above, a set-ID mode
+ * refused in the calls that set a mode (`openat2`, whose mode a filter cannot
+ * read, answers `ENOSYS`). Only the native ABI is allowed: a syscall of another
  * architecture (the i386 `int 0x80` entry, x32 on x86-64) kills the process,
  * so no second syscall table is a way around the rules.
  */
@@ -87,6 +114,23 @@ for name in spec["refused"]:
     if known(name):
         f.add_rule(seccomp.ERRNO(errno.EPERM), name)
 f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+# Set-user-ID and set-group-ID bits, as systemd's RestrictSUIDSGID=: (syscall, mode argument, flags argument).
+for name, mode_arg, flags_arg in spec["setidModes"]:
+    if not known(name):
+        continue
+    for bit in (0o4000, 0o2000):
+        if flags_arg is None:
+            f.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(mode_arg, seccomp.MASKED_EQ, bit, bit))
+            continue
+        for creating in (0o100, 0o20000000):  # O_CREAT, __O_TMPFILE
+            f.add_rule(seccomp.ERRNO(errno.EPERM), name,
+                       seccomp.Arg(flags_arg, seccomp.MASKED_EQ, creating, creating),
+                       seccomp.Arg(mode_arg, seccomp.MASKED_EQ, bit, bit))
+# openat2 takes its mode in memory a filter cannot read: ENOSYS, and callers fall back to openat.
+if known("openat2"):
+    f.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")
+for family in spec["refusedFamilies"]:
+    f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.EQ, family))
 for name, flag in spec["namespaceFlags"].items():
     f.add_rule(seccomp.ERRNO(errno.EPERM), "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # In clone's flags the low byte is the exit signal, so CLONE_NEWTIME (0x80) is no flag there.
@@ -121,7 +165,13 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
       'install the Debian/Ubuntu packages "python3" and "python3-seccomp" (apt-get install python3-seccomp)',
     );
   }
-  const spec = JSON.stringify({ refused: REFUSED_SYSCALLS, namespaceFlags: NAMESPACE_FLAGS, out: outPath });
+  const spec = JSON.stringify({
+    refused: REFUSED_SYSCALLS,
+    namespaceFlags: NAMESPACE_FLAGS,
+    refusedFamilies: Object.values(REFUSED_SOCKET_FAMILIES),
+    setidModes: SETID_MODE_CALLS,
+    out: outPath,
+  });
   try {
     // -I: isolated, neither the user's site-packages nor PYTHON* variables; the system's dist-packages stay.
     execFileSync(python, ['-I', '-c', COMPILER, spec], {
@@ -146,6 +196,13 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
   }
   return {
     path: outPath,
-    refused: [...REFUSED_SYSCALLS, 'clone3 (ENOSYS)', 'clone/unshare with namespace flags'],
+    refused: [
+      ...REFUSED_SYSCALLS,
+      'clone3 (ENOSYS)',
+      'clone/unshare with namespace flags',
+      ...Object.keys(REFUSED_SOCKET_FAMILIES).map((family) => `socket(${family}) (EAFNOSUPPORT)`),
+      'chmod/fchmod/fchmodat/fchmodat2/mknod/mknodat/creat/open/openat with a set-user-ID or set-group-ID mode',
+      'openat2 (ENOSYS)',
+    ],
   };
 }

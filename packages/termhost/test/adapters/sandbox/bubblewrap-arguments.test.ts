@@ -1,4 +1,8 @@
-import { bubblewrapArguments, kernelArguments } from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
+import {
+  bubblewrapArguments,
+  filesystemArguments,
+  kernelArguments,
+} from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
 import type { SandboxProfile } from '../../../src/sandbox-profile.js';
 
 const profile = (fs: Partial<SandboxProfile['filesystem']> = {}): SandboxProfile => ({
@@ -129,6 +133,25 @@ describe('filesystem view arguments', () => {
     // A placeholder directory is read-only at once; a placeholder file is /dev/null.
     expect(args[at('--tmpfs', '/w/.husky') + 2]).toBe('--remount-ro');
     expect(args[atDest('--ro-bind', '/w/.yarnrc') + 1]).toBe('/dev/null');
-    expect(args.filter((a) => a === '--remount-ro').length).toBe(3);
+    // The two trees, the placeholder directory, and /dev.
+    expect(args.filter((a) => a === '--remount-ro').length).toBe(4);
+  });
+
+  it('gives /dev/shm a tmpfs as large as /tmp, and makes /dev read-only after every mount', () => {
+    const args = filesystemArguments(
+      { writable: ['/w'], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: '/run/tg/tmp' },
+      64 * 1024 * 1024,
+    );
+    const shm = args.indexOf('/dev/shm');
+    expect(args.slice(shm - 5, shm + 1)).toEqual([
+      '--perms',
+      '1777',
+      '--size',
+      String(64 * 1024 * 1024),
+      '--tmpfs',
+      '/dev/shm',
+    ]);
+    expect(shm).toBeGreaterThan(args.indexOf('/dev'));
+    expect(args.slice(-2)).toEqual(['--remount-ro', '/dev']);
   });
 });
