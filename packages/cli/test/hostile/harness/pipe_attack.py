@@ -377,7 +377,8 @@ def scenario_escape_acp(args):
         ]
     peer = acp_peer(args, steps, workdir)
     try:
-        deadline = time.monotonic() + 10
+        # The proxy, its agent and the judge start first: generous under load, free when quick.
+        deadline = time.monotonic() + 40
         while not pids_running(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         started = pids_running(marker)
@@ -414,7 +415,7 @@ def scenario_escape(args):
     leader_exited_with_survivors = False
     try:
         terminal = structured(client.call("terminal_create", {"command": ESCAPES[form].format(m=marker)}))["terminalId"]
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while not pids_running(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         started = pids_running(marker)
