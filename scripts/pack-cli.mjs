@@ -11,7 +11,7 @@
 //   as in scripts/bundle-cli.mjs; the other npm packages stay external and
 //   are the manifest's `dependencies` (the grammar's wasm comes with
 //   tree-sitter-bash, resolved from the bundle as before);
-// - dist/adapters/judge-worker.js: the policy judge's worker process, bundled
+// - dist/adapters/judge-worker.js: the policy judge's worker (a thread), bundled
 //   too (the server forks it by path);
 // - dist/schema/policy.schema.json: the policy schema, read next to the code;
 // - policies/ (the shipped default policy), examples/, README.md, LICENSE.
