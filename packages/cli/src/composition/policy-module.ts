@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AUDIT_SINK, type AuditSink, type ChainHead, loadSigningKey } from '@termgate/audit';
 import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
 import {
@@ -112,6 +112,7 @@ export const policyModule = new ContainerModule((options) => {
 
   options.bind<SandboxRuntime | null>(SANDBOX_RUNTIME).toDynamicValue(async (context) => {
     const config = context.get<ServeConfig>(SERVE_CONFIG);
+    const { judgeWorkerPath } = context.get<CompositionOptions>(COMPOSITION_OPTIONS);
     const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);
     return startSandbox(
       policy,
@@ -120,6 +121,10 @@ export const policyModule = new ContainerModule((options) => {
         auditPath: auditPathOf(config),
         installRoot: INSTALL_ROOT,
         signingKeyPath: config.auditSigningKeyPath ?? null,
+        // Tests that run the sources name the built judge worker; the profiler's is its sibling.
+        ...(judgeWorkerPath !== undefined && {
+          profilerWorkerPath: join(dirname(judgeWorkerPath), 'profiler-worker.js'),
+        }),
       },
       await context.getAsync<AuditSink>(AUDIT_SINK),
     );

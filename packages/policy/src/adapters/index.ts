@@ -16,3 +16,8 @@ export {
   WorkerThreadCommandJudge,
   type WorkerThreadCommandJudgeOptions,
 } from './worker-thread-command-judge.js';
+export {
+  DEFAULT_PROFILE_TIMEOUT_MS,
+  WorkerThreadSandboxProfiler,
+  type WorkerThreadSandboxProfilerOptions,
+} from './worker-thread-sandbox-profiler.js';
