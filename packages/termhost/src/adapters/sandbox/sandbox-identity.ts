@@ -50,11 +50,6 @@ export function resolveSandboxIdentity(user: string): SandboxIdentity {
   return { user, uid, gid };
 }
 
-/** `setpriv` (util-linux) arguments that switch to the identity, with no supplementary groups. */
-export function identityPrefix(setpriv: string, identity: SandboxIdentity): string[] {
-  return [setpriv, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--'];
-}
-
 /**
  * Makes the sandbox user able to work where the policy lets commands work,
  * with POSIX ACLs (Debian's `acl`, `setfacl`), leaving owners and modes alone:
