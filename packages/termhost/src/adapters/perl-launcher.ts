@@ -121,6 +121,7 @@ for my $ns (['userns', 0x10000000], ['netns', 0x40000000]) {
   close $f;
 }
 if ($one{keyring}) { syscall($nr{keyctl}, 1, 0) >= 0 or fail 'cannot create a session keyring'; }
+delete $ENV{PERL_BADLANG};
 @ENV{keys %later} = values %later;
 exec { $ARGV[0] } @ARGV;
 print STDERR "termgate: exec $ARGV[0]: $!\n"; exit 127;
@@ -129,7 +130,8 @@ print STDERR "termgate: exec $ARGV[0]: $!\n"; exit 127;
 /**
  * How to spawn `program` after `steps` with the environment `env`: the
  * argv, and the launcher's own environment (`env` without `PERL*` and `LD_*`,
- * which the launcher hands back to the program).
+ * which the launcher hands back to the program; `PERL_BADLANG=0` instead,
+ * so that a locale the system lacks gives no warning in the command's output).
  */
 export function launch(
   perl: string,
@@ -143,6 +145,8 @@ export function launch(
     if (/^(PERL|LD_)/.test(name)) later.push(`env=${name}=${value}`);
     else own[name] = value;
   }
+  // A locale the system lacks would make perl warn on stderr, which is the command's output.
+  own.PERL_BADLANG = '0';
   const argv = launcherArgv(perl, steps, program);
   const split = argv.indexOf('--', 4);
   argv.splice(split, 0, ...later);

@@ -46,6 +46,15 @@ describe('the Perl launcher', () => {
     expect(existsSync(marker)).toBe(true);
   });
 
+  test('a locale the system lacks adds nothing to the output', () => {
+    const result = run({ keyring: true }, ['sh', '-c', 'echo "[$PERL_BADLANG]"'], {
+      LC_ALL: 'xx_YY.UTF-8',
+      LANG: 'xx_YY.UTF-8',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('[]\n');
+  });
+
   test('sets RLIMIT_DATA and joins a fresh, empty session keyring', () => {
     const keyringOf = (text: string): string => /^\s*(\d+) /m.exec(text)?.[1] ?? 'none';
     const outside = spawnSync('keyctl', ['show', '@s'], { encoding: 'utf8' }).stdout;

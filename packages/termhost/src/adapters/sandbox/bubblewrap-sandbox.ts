@@ -38,7 +38,7 @@ export interface BubblewrapSandboxOptions {
   readonly network: SandboxNetwork;
   /** A directory only termgate can use (mode 0700), for the proxy's socket and each spawn's bwrap arguments file. */
   readonly runtimeDir: string;
-  /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
+  /** Where to look for `bwrap` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
   /**
    * Who commands run as: `null`, the server's own uid (refused when that is
@@ -99,7 +99,6 @@ const SECCOMP_FD = 3;
  */
 export class BubblewrapSandbox {
   readonly #bwrap: string;
-  readonly #nsenter: string | null;
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
   readonly #kernel: KernelLayers;
@@ -120,14 +119,12 @@ export class BubblewrapSandbox {
   private constructor(
     bwrap: string,
     runtimeDir: string,
-    nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
     kernel: KernelLayers,
   ) {
     this.#runtimeDir = runtimeDir;
     this.#bwrap = bwrap;
-    this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
     const fail = (reason: string): void => {
@@ -165,13 +162,11 @@ export class BubblewrapSandbox {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
     // Every program first, so that a missing one is named before anything runs.
-    // nsenter is no longer run (the launcher joins the namespaces); it stays the marker of a shared namespace.
-    const nsenter = options.network === 'all' ? null : 'setns';
     const socat = typeof options.network === 'object' ? findProgram('socat', path, 'socat') : null;
     const kernel = kernelLayers(options);
-    if (options.network === 'all' || nsenter === null) {
+    if (options.network === 'all') {
       await probeChain(bwrap, kernel, null);
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null, kernel);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, kernel);
     }
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
@@ -208,7 +203,7 @@ export class BubblewrapSandbox {
         holder.close();
         throw error;
       }
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy, kernel);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, holder, proxy, kernel);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -234,7 +229,7 @@ export class BubblewrapSandbox {
     if (this.#closed) throw sandboxError('the sandbox was closed');
     let namespaces: LaunchSteps['namespaces'];
     if (profile.network !== 'all') {
-      if (this.#holder === null || this.#nsenter === null) {
+      if (this.#holder === null) {
         throw sandboxError(
           `the profile needs network "${profile.network}" but the sandbox shares the host's`,
         );
@@ -318,7 +313,7 @@ const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
 /**
  * The process that keeps the shared network namespace alive: bwrap with a
  * new user and network namespace running the relay (or `sleep`). Commands
- * enter its namespaces with `nsenter` before their own bwrap starts.
+ * enter its namespaces (the launcher's `setns`) before their own bwrap starts.
  */
 class NamespaceHolder {
   #exited = false;
@@ -364,7 +359,7 @@ class NamespaceHolder {
         '/',
         '/',
         // No --dev: for an unprivileged user, bwrap then nests a second user namespace, and
-        // nsenter into the inner one may not join the network namespace the outer one owns.
+        // setns into the inner one may not join the network namespace the outer one owns.
         '--info-fd',
         '3',
         '--',
