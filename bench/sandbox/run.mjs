@@ -128,9 +128,10 @@ const layeredBwrap = [
   ),
 ];
 const PRLIMIT = ['/usr/bin/prlimit', `--nproc=${limits.processes}:${limits.processes}`, '--'];
-async function layered() {
-  const cgroup =
-    cgroups?.create({ memoryBytes: limits.memoryMiB * 1024 * 1024, pids: limits.processes }) ?? null;
+async function layered(withCgroups = true) {
+  const cgroup = withCgroups
+    ? (cgroups?.create({ memoryBytes: limits.memoryMiB * 1024 * 1024, pids: limits.processes }) ?? null)
+    : null;
   const argv = launcherArgv(
     '/usr/bin/perl',
     {
@@ -193,7 +194,12 @@ const variants = [
   { name: 'bare `bwrap … true`', run: () => raw('bwrap', BWRAP), baseline: 'raw spawn `true`' },
   {
     name: 'bare `bwrap … true` + kernel layers (launcher)',
-    run: layered,
+    run: () => layered(true),
+    baseline: 'bare `bwrap … true`',
+  },
+  {
+    name: 'bare `bwrap … true` + kernel layers (launcher), rlimits only',
+    run: () => layered(false),
     baseline: 'bare `bwrap … true`',
   },
   {
