@@ -175,6 +175,18 @@ describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
     90_000,
   );
 
+  test('a command cannot leave its terminal’s cgroup (the cgroup file system is read-only inside)', async () => {
+    const result = await run(
+      server,
+      py(
+        'import glob,os\nfor f in glob.glob("/sys/fs/cgroup/cgroup.procs")+glob.glob("/sys/fs/cgroup/*/cgroup.procs"):\n  try:\n    open(f,"w").write(str(os.getpid())); print("LEFT via", f)\n  except OSError as e: print(f, e.strerror)\nprint("done")',
+      ),
+    );
+    expect(result.output).toContain('done');
+    expect(result.output).not.toContain('LEFT');
+    expect(result.output).toMatch(/cgroup\.procs (Read-only file system|Permission denied)/);
+  });
+
   // Left open: the run-later set is computed when a command starts. A repository or a package
   // directory the command itself creates has nothing protected in it, so a nested `git init`
   // with core.fsmonitor set runs on the person's next `git status` there. As root the person's
