@@ -15,6 +15,26 @@ function run(steps: LaunchSteps, program: string[], env: Record<string, string> 
 }
 
 describe('the Perl launcher', () => {
+  test('the script compiles under strict, with every step', () => {
+    const argv = launch(
+      '/usr/bin/perl',
+      {
+        argsFile: '/a',
+        cgroups: ['/c'],
+        dataBytes: 1,
+        dropPtrace: true,
+        identity: { uid: 1, gid: 1 },
+        namespaces: { user: '/u', net: '/n' },
+        keyring: true,
+      },
+      ['/bin/true'],
+      {},
+    ).argv;
+    const check = spawnSync('/usr/bin/perl', ['-c', '-Mstrict', '-e', argv[2]!], { encoding: 'utf8' });
+    expect(check.stderr).toMatch(/syntax OK/);
+    expect(check.status).toBe(0);
+  });
+
   test('opens the arguments file as fd 4 and removes it before the program runs', () => {
     const file = join(scratch(), 'args');
     writeFileSync(file, 'the mounts\n');
