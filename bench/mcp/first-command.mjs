@@ -324,9 +324,9 @@ async function main() {
   );
   out();
   out(
-    '| server | start → `tools/list` ms | first `echo hi` after `tools/list` ms | warm `echo hi` median ms | warm p90 ms | peak tree RSS MB |',
+    '| server | start → `tools/list` ms | first `echo hi` after `tools/list` ms | warm `echo hi` median ms | warm p90 ms | peak tree RSS MB | settled tree RSS MB |',
   );
-  out('|---|---:|---:|---:|---:|---:|');
+  out('|---|---:|---:|---:|---:|---:|---:|');
   SERVERS.forEach((server, i) => {
     const r = results[i];
     out(

@@ -36,7 +36,7 @@ interface Pending {
  * for the same inputs, or rejects (its error, a timeout, a thread that
  * died): the gate then refuses the create. A timed-out or dead thread is
  * replaced on the next call. `close` ends the thread and rejects what is
- * pending. The thread never keeps the process alive.
+ * pending. The thread starts with the profiler and never keeps the process alive.
  */
 export class WorkerThreadSandboxProfiler implements SandboxProfileSource {
   readonly #policy: SandboxPolicy;
@@ -58,6 +58,8 @@ export class WorkerThreadSandboxProfiler implements SandboxProfileSource {
         `the sandbox profiler's worker ${this.#workerPath} does not exist (is @termgate/policy built?)`,
       );
     }
+    // Started now, not at the first create: loading its modules is not the first command's wait.
+    this.#thread();
   }
 
   get enabled(): boolean {
