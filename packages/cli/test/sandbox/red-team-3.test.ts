@@ -7,9 +7,12 @@
  * open (docs/SANDBOX-KERNEL.md, "Limits", says why): it turns red the day the
  * gap closes, to be made a plain test.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { isAlive } from '../../../../test-support/processes.js';
 import type { WireServer } from '../e2e/support/wire-server.js';
-import { IDENTITIES, serveAs } from './support/identity.js';
-import { makeWorld, run, type SandboxWorld } from './support/sandbox-fixture.js';
+import { AS_ROOT, IDENTITIES, serveAs } from './support/identity.js';
+import { call, makeWorld, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
 
 const SECTION = [
   '  mode: required',
@@ -104,4 +107,50 @@ describe.each(IDENTITIES)('red team 3, serving as %s', (identity) => {
     );
     expect(result.output).toContain('fds [0, 1, 2]');
   });
+});
+
+// Without the sandbox (`sandbox.mode: off`), a cgroup v2 per terminal is how kill and release
+// reach what left the session. Served as root, a command may write itself into any cgroup
+// (the cgroup file system is the host's, writable by root): then release misses it. A limit
+// the README states ("a command that writes itself into another cgroup it may write to
+// escapes"); mode off is no confinement, and a root command is root.
+const cgroup2 = readFileSync('/proc/self/mountinfo', 'utf8')
+  .split('\n')
+  .map((line) => line.split(' '))
+  .find((f) => f[f.indexOf('-') + 1] === 'cgroup2')?.[4];
+const unsandboxedRoot = AS_ROOT && cgroup2 !== undefined ? describe : describe.skip;
+unsandboxedRoot('red team 3, unsandboxed, serving as root', () => {
+  let world: SandboxWorld;
+  let server: WireServer;
+  const escaped: number[] = [];
+
+  beforeAll(() => {
+    world = makeWorld({ sandbox: '  mode: off' });
+    server = serveAs(world, 'root');
+  }, 60_000);
+  afterAll(async () => {
+    for (const pid of escaped) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await server.dispose();
+    world.dispose();
+  });
+
+  test.failing('a process that moved itself to the root cgroup ends with its terminal’s release', async () => {
+    const id = await start(
+      server,
+      `setsid sh -c 'echo $$ > ${cgroup2}/cgroup.procs && echo $$ > escaped.pid; exec sleep 300' & sleep 1`,
+    );
+    await call(server, 'terminal_wait_for_exit', { terminalId: id, timeoutSeconds: 20 });
+    const pid = Number(readFileSync(path.join(world.workspace, 'escaped.pid'), 'utf8'));
+    escaped.push(pid);
+    expect(isAlive(pid)).toBe(true);
+    await call(server, 'terminal_release', { terminalId: id });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(isAlive(pid)).toBe(false);
+  }, 60_000);
 });
