@@ -20,7 +20,6 @@ import type { Config } from 'jest';
 if (!process.stderr.isTTY) process.env.NO_COLOR ??= '1';
 
 const config: Config = {
-  rootDir: __dirname,
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],
   // The staged `termgate` package (scripts/pack-cli.mjs) repeats packages/cli's name.

@@ -1,35 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { laneOf } from '../../../../jest.config.js';
 import { freshDist, staleBuild } from '../../../../test-support/fresh-dist.js';
 
 /**
- * The suite's lanes (jest.config.ts) and the freshness check of the lanes
- * that run built files (test-support/fresh-dist.ts), as docs/TESTING.md
- * states them.
+ * The freshness check of the lanes that run built files
+ * (test-support/fresh-dist.ts), as docs/TESTING.md states it. (That every
+ * test is in exactly one lane is scripts/check-test-lanes.mjs.)
  */
-describe('test lanes', () => {
-  it.each([
-    ['packages/cli/test/sandbox/network.test.ts', 'sandbox'],
-    ['packages/termhost/test/adapters/sandbox/bubblewrap-sandbox.test.ts', 'sandbox'],
-    ['packages/policy/test/sandbox/view.test.ts', 'sandbox'],
-    ['packages/cli/test/e2e/raw-wire.test.ts', 'e2e'],
-    ['packages/cli/test/version.test.ts', 'e2e'],
-    ['packages/cli/test/hostile/support/anything.test.ts', 'e2e'],
-    ['packages/termhost/test/output-tail.test.ts', 'process'],
-    ['packages/audit/test/adapters/pino-audit-sink.test.ts', 'process'],
-    ['packages/policy/test/corpus/bash-differential.test.ts', 'process'],
-    ['packages/core/test/mcp/tools/terminal-tools.host.test.ts', 'process'],
-    ['packages/core/test/mcp/tools/terminal-tools.test.ts', 'unit'],
-    ['packages/policy/test/engine/policy-engine.test.ts', 'unit'],
-    ['packages/transport-stdio/test/exact-id.test.ts', 'unit'],
-    ['packages/core/test/sandboxing.test.ts', 'unit'],
-  ])('%s runs in the %s lane', (file, lane) => {
-    expect(laneOf(file)).toBe(lane);
-  });
-});
-
 describe('the freshness check of built files', () => {
   let root: string;
   const at = (path: string, seconds: number, text = 'x'): void => {
