@@ -31,8 +31,8 @@ export const HANG_COMMAND = 'termgate-judge-worker-test: hang';
 /** The command line on which `hangingJudgeWorker()` fills its heap until it dies of it (the fixture spells it too). */
 export const CRASH_COMMAND = 'termgate-judge-worker-test: crash';
 
-/** Polls `condition` every 10 ms until it holds, or fails after `ms`. */
-export async function waitUntil(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
+/** Polls `condition` every 10 ms until it holds, or fails after `ms` (generous: a loaded machine starts workers slowly). */
+export async function waitUntil(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
