@@ -56,7 +56,7 @@ export async function startSandbox(
     grantSandboxAccess,
     resolveSandboxIdentity,
   } = await import('@termgate/termhost/adapters');
-  const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
+  const { networkAllowedEvent, networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
   // First: on a machine where bubblewrap cannot run, that is the one thing to say.
   await BubblewrapSandbox.check();
   // Canonical paths: what the profiler protects must not lead through a symlink.
@@ -121,6 +121,13 @@ export async function startSandbox(
                   sink.append(networkRefusedEvent(refused));
                 } catch {
                   // The refusal stands; the sink's failure refuses the next decision.
+                }
+              },
+              onAllowed: (allowed) => {
+                try {
+                  sink.append(networkAllowedEvent(allowed));
+                } catch {
+                  // The sink's failure refuses the next decision.
                 }
               },
             },
