@@ -4,7 +4,9 @@
  * attack against the same server quiet, interleaved in one run.
  *
  * One sandboxed `serve` (network allowlist, so the proxy and relay run).
- * Each round has a quiet phase and an attack phase; in the attack phase one
+ * Each round has a quiet phase, a busy phase (the control: one terminal
+ * only burns a core, as the attacker's one process does) and an attack
+ * phase; in the attack phase one
  * terminal runs a slowloris flood (half-sent heads reopened as fast as the
  * proxy ends them, 300 held), refused CONNECTs with its own credential and
  * without, whose client leaves at once, and holds its whole share of open
@@ -153,10 +155,13 @@ async function loopDelay() {
   throw new Error('the server did not report its event-loop delay');
 }
 
-async function phase(attacked) {
+/** The control: one terminal that only burns a core (one busy process, as the attack's python is). */
+const BUSY = `python3 -c 'while True: pass'`;
+
+async function phase(command) {
   let attacker = null;
-  if (attacked) {
-    const created = await tool('terminal_create', { command: ATTACK, waitSeconds: 0 });
+  if (command !== null) {
+    const created = await tool('terminal_create', { command, waitSeconds: 0 });
     attacker = created.result.structuredContent.terminalId;
     await sleep(1000);
   }
@@ -204,14 +209,18 @@ const percentile = (values, p) => {
 try {
   await request('tools/list', {});
   await tool('terminal_create', { command: 'true' });
-  const quiet = { list: [], create: [], proxied: [], loopP99: [], loopMax: [] };
-  const attack = { list: [], create: [], proxied: [], loopP99: [], loopMax: [] };
+  const kinds = [
+    ['quiet', null],
+    ['busy', BUSY],
+    ['attack', ATTACK],
+  ];
+  const runs = Object.fromEntries(
+    kinds.map(([name]) => [name, { list: [], create: [], proxied: [], loopP99: [], loopMax: [] }]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [into, attacked] of [
-      [quiet, false],
-      [attack, true],
-    ]) {
-      const result = await phase(attacked);
+    for (const [name, command] of kinds) {
+      const result = await phase(command);
+      const into = runs[name];
       into.list.push(...result.list);
       into.create.push(...result.create);
       into.proxied.push(...result.proxied);
@@ -219,16 +228,29 @@ try {
       into.loopMax.push(result.loop.max);
     }
   }
-  const row = (name, q, a) =>
-    `${name.padEnd(34)} quiet p50 ${percentile(q, 50).toFixed(1)} p99 ${percentile(q, 99).toFixed(1)} ms | attack p50 ${percentile(a, 50).toFixed(1)} p99 ${percentile(a, 99).toFixed(1)} ms | p99 ratio ${(percentile(a, 99) / percentile(q, 99)).toFixed(2)}×`;
-  console.log(`${ROUNDS} rounds × ${CALLS} calls per phase, interleaved`);
   const worst = (values) => Math.max(...values);
-  console.log(
-    `${'server event-loop delay'.padEnd(34)} quiet p99 ${worst(quiet.loopP99).toFixed(1)} max ${worst(quiet.loopMax).toFixed(1)} ms | attack p99 ${worst(attack.loopP99).toFixed(1)} max ${worst(attack.loopMax).toFixed(1)} ms | p99 ratio ${(worst(attack.loopP99) / worst(quiet.loopP99)).toFixed(2)}× (worst phase of each)`,
-  );
-  console.log(row('tools/list round trip', quiet.list, attack.list));
-  console.log(row('tools/call terminal_create true', quiet.create, attack.create));
-  console.log(row('tools/call create proxied curl', quiet.proxied, attack.proxied));
+  const p99 = (values) => percentile(values, 99);
+  const cell = (of, name) => {
+    const quiet = of(runs.quiet);
+    const value = of(runs[name]);
+    return name === 'quiet'
+      ? `${value.toFixed(1)} ms`
+      : `${value.toFixed(1)} ms (${(value / quiet).toFixed(2)}×)`;
+  };
+  const metrics = [
+    ['server event-loop delay p99 (worst phase)', (r) => worst(r.loopP99)],
+    ['server event-loop delay max', (r) => worst(r.loopMax)],
+    ['`tools/list` round trip p99', (r) => p99(r.list)],
+    ['`terminal_create true` round trip p99', (r) => p99(r.create)],
+    ['`terminal_create` proxied `curl` p99', (r) => p99(r.proxied)],
+    ['`terminal_create` proxied `curl` p50', (r) => percentile(r.proxied, 50)],
+  ];
+  console.log(`${ROUNDS} rounds × ${CALLS} calls per phase (every 4th with a proxied curl), interleaved`);
+  console.log('| measure | quiet | busy (one core burnt, control) | attack |');
+  console.log('|---|---|---|---|');
+  for (const [label, of] of metrics) {
+    console.log(`| ${label} | ${kinds.map(([name]) => cell(of, name)).join(' | ')} |`);
+  }
   if (failures.length > 0) console.log(`${failures.length} proxied requests failed, first: ${failures[0]}`);
   if (child.exitCode !== null) console.log(`the server exited (${child.exitCode}) during the run`);
 } finally {

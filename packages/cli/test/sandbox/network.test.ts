@@ -41,6 +41,7 @@ function world(mode: 'required' | 'off', network: string): { world: SandboxWorld
 const curl = (url: string, extra = ''): string => `curl -sS -m 5 ${extra} ${url} 2>&1; echo "curl-exit=$?"`;
 const nodeFetch = (url: string): string =>
   `node -e "fetch('${url}').then(r => r.text()).then(t => console.log(t), e => console.log('fetch-failed', e.cause ? e.cause.code : e.message))"`;
+const python = (source: string): string => `python3 - <<'PY' 2>&1\n${source}\nPY`;
 const rawSocket = (host: string, to: number): string =>
   `python3 -c "import socket; socket.create_connection(('${host}', ${to}), 3); print('socket-connected')" 2>&1 | tail -1`;
 
@@ -113,6 +114,26 @@ describe('network allowlist (sandbox.mode: required)', () => {
       'GET',
       'CONNECT',
     ]);
+  });
+
+  test("clients that read the proxy URL's credential reach an allowed name: Python urllib, plain and tunnelled", async () => {
+    const url = `http://127.0.0.2:${port}/`;
+    const plain = await run(
+      server,
+      `python3 -c "import urllib.request; print(urllib.request.urlopen('${url}', timeout=10).read().decode())" 2>&1`,
+    );
+    expect(plain.output).toContain('host-service-answer');
+    // http.client's tunnel, as urllib uses it for https: the credential goes in the CONNECT.
+    const tunnelled = await run(
+      server,
+      python(`import base64, http.client, os, urllib.parse
+u = urllib.parse.urlsplit(os.environ['HTTPS_PROXY'])
+c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+c.set_tunnel('127.0.0.2', ${port}, {'Proxy-Authorization': 'Basic ' + base64.b64encode(('%s:%s' % (u.username, u.password)).encode()).decode()})
+c.request('GET', '/')
+print(c.getresponse().read().decode())`),
+    );
+    expect(tunnelled.output).toContain('host-service-answer');
   });
 
   test('every proxy record, allowed and refused, names the terminal that made the request', async () => {

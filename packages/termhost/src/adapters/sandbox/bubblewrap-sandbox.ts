@@ -186,6 +186,10 @@ export class BubblewrapSandbox {
         // socat copies 8 KiB per read by default, which caps a download far below the proxy's pace.
         '-b',
         '262144',
+        // A child whose one side ended lingers -t seconds (0.5 s by default) before it exits, holding a
+        // max-children slot: under a flood of connections the proxy ends, that kept the relay from accepting.
+        '-t',
+        '0.05',
         // max-children bounds the relay processes a flood of connections can start on the host. It is
         // above what one terminal can hold at the proxy (its share plus every pending connection), so
         // the proxy's fair share binds first and the relay keeps accepting; the backlog holds a burst.
@@ -308,8 +312,13 @@ export class BubblewrapSandbox {
 /** `sh -c` script: fd 3 reads the arguments file, which is removed, then bwrap replaces the shell. */
 const ARGS_FD_SCRIPT = 'exec 4<"$1" && rm -f -- "$1" && shift && exec "$@"';
 
-/** The relay's limits (socat): see docs/HOSTILE.md, "Fair share". */
-const RELAY_CHILDREN = 2 * (MAX_PENDING_CONNECTIONS + MAX_CONNECTIONS_PER_TERMINAL);
+/**
+ * The relay's limits (socat): see docs/HOSTILE.md, "Fair share". Eight times what one terminal can
+ * hold at the proxy (its share plus every pending connection): the proxy's limits bind first, and the
+ * children a flood's short-lived connections keep for a moment do not fill the relay (at twice, the
+ * flood's churn filled it and another terminal's request waited in the accept queue).
+ */
+const RELAY_CHILDREN = 8 * (MAX_PENDING_CONNECTIONS + MAX_CONNECTIONS_PER_TERMINAL);
 const RELAY_BACKLOG = 512;
 
 const NO_PROXY = 'localhost,127.0.0.1,::1';
