@@ -64,7 +64,8 @@ const HOP_BY_HOP = [
  * - Every request must carry the credential of a terminal (`issue`) in
  *   `Proxy-Authorization`; one without, or with one that names no live
  *   terminal, is answered 407 and reported as refused (`reason`
- *   `credential`, no terminal): it is never proxied.
+ *   `credential`; no terminal, but for a revoked credential, which names
+ *   the ended terminal it was issued to): it is never proxied.
  * - Fair share (`ConnectionShare`): at most `MAX_PENDING_CONNECTIONS`
  *   connections without a head (the oldest goes first), at most
  *   `MAX_CONNECTIONS_PER_TERMINAL` open per terminal (beyond: 429, reported
@@ -144,7 +145,10 @@ export class HttpAllowlistProxy {
     ): { status: number; text: string; caller: ProxyCaller } | null => {
       const socket = req.socket;
       const caller = proxy.#credentials.identify(headerOf(req, 'proxy-authorization'));
-      const base = { host: target.hostname, port: target.port, method, terminalId: caller.terminalId };
+      // A credential of a terminal that has ended is refused, and names that terminal.
+      const named =
+        caller.terminalId ?? ('endedTerminalId' in caller ? (caller.endedTerminalId ?? null) : null);
+      const base = { host: target.hostname, port: target.port, method, terminalId: named };
       if (caller.terminalId === null) {
         share.settle(socket);
         refusals.add({ ...base, reason: 'credential' });
@@ -272,13 +276,15 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function credentialText(problem: 'missing' | 'unknown' | 'forged'): string {
+function credentialText(problem: 'missing' | 'unknown' | 'forged' | 'ended'): string {
   const what =
     problem === 'missing'
       ? 'the request carries no proxy credential'
       : problem === 'unknown'
         ? 'the proxy credential names no running terminal'
-        : 'the proxy credential is wrong';
+        : problem === 'ended'
+          ? "the proxy credential's terminal has ended"
+          : 'the proxy credential is wrong';
   return `termgate sandbox: ${what}; use the proxy URL of this terminal's environment (HTTPS_PROXY, HTTP_PROXY) as it is\n`;
 }
 

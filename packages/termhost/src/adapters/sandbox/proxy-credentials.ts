@@ -3,7 +3,15 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 /** Who a proxied request came from, as its credential says. */
 export type ProxyCaller =
   | { readonly terminalId: string }
-  | { readonly terminalId: null; readonly problem: 'missing' | 'unknown' | 'forged' };
+  | {
+      readonly terminalId: null;
+      readonly problem: 'missing' | 'unknown' | 'forged' | 'ended';
+      /** For `ended`: the terminal the credential was issued to, whose command has ended. */
+      readonly endedTerminalId?: string;
+    };
+
+/** Revoked credentials still recognised (and refused) so that late requests name their terminal. */
+export const RETIRED_CREDENTIALS = 256;
 
 /**
  * One secret per terminal for the sandbox's HTTP proxy. Every terminal of a
@@ -20,22 +28,31 @@ export type ProxyCaller =
  *   id with its current secret (compared in constant time); otherwise it
  *   says what was wrong, and the caller must refuse: a request without a
  *   valid credential is never proxied.
- * - `revoke` forgets the id: its secret no longer identifies anyone.
+ * - `revoke` ends the id: its secret no longer identifies a caller, but a
+ *   request still carrying it (a connection made before the terminal ended
+ *   and judged after) is told apart as `ended`, naming the terminal, for
+ *   the last `RETIRED_CREDENTIALS` revoked ids.
  */
 export class ProxyCredentials {
   readonly #secrets = new Map<string, Buffer>();
+  readonly #retired = new Map<string, Buffer>();
 
   issue(terminalId: string): string {
     if (terminalId === '' || terminalId.includes(':')) {
       throw new TypeError(`a proxy credential needs an id without ":" (got ${JSON.stringify(terminalId)})`);
     }
     const secret = randomBytes(18).toString('base64url');
+    this.#retired.delete(terminalId);
     this.#secrets.set(terminalId, Buffer.from(secret));
     return secret;
   }
 
   revoke(terminalId: string): void {
+    const secret = this.#secrets.get(terminalId);
+    if (secret === undefined) return;
     this.#secrets.delete(terminalId);
+    this.#retired.set(terminalId, secret);
+    if (this.#retired.size > RETIRED_CREDENTIALS) this.#retired.delete(this.#retired.keys().next().value!);
   }
 
   /** `header`: the request's `Proxy-Authorization` value, if any. */
@@ -49,10 +66,17 @@ export class ProxyCredentials {
     const id = decoded.slice(0, colon);
     const given = Buffer.from(decoded.slice(colon + 1));
     const secret = this.#secrets.get(id);
-    if (secret === undefined) return { terminalId: null, problem: 'unknown' };
-    if (given.length !== secret.length || !timingSafeEqual(given, secret)) {
-      return { terminalId: null, problem: 'forged' };
+    if (secret === undefined) {
+      const retired = this.#retired.get(id);
+      return retired !== undefined && same(given, retired)
+        ? { terminalId: null, problem: 'ended', endedTerminalId: id }
+        : { terminalId: null, problem: 'unknown' };
     }
+    if (!same(given, secret)) return { terminalId: null, problem: 'forged' };
     return { terminalId: id };
   }
+}
+
+function same(given: Buffer, secret: Buffer): boolean {
+  return given.length === secret.length && timingSafeEqual(given, secret);
 }

@@ -105,10 +105,15 @@ describe('HttpAllowlistProxy', () => {
         /^HTTP\/1\.1 407 Proxy Authentication Required/,
       );
     }
+    const beforeRevoked = refused.length;
     proxy.revoke('t2');
     expect((await viaProxy(target, basic('t2', t2))).status).toBe(407);
     expect(allowed.length).toBe(allowedBefore);
-    const reports = refused.slice(before);
+    // A revoked credential is refused too, and the report names the terminal it was issued to.
+    expect(refused.slice(beforeRevoked)).toEqual([
+      { host: '127.0.0.1', port, method: 'GET', terminalId: 't2', reason: 'credential', count: 1 },
+    ]);
+    const reports = refused.slice(before, beforeRevoked);
     expect(reports.length).toBeGreaterThanOrEqual(2);
     expect(reports.every((r) => r.terminalId === null && r.reason === 'credential')).toBe(true);
     expect(reports[0]).toEqual({
