@@ -6,7 +6,9 @@
  */
 
 export {
+  type NetworkConnection,
   type NetworkRefusal,
+  networkAllowedEvent,
   networkRefusedEvent,
   type PolicyInfo,
   type RecordedDecision,

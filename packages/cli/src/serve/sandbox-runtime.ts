@@ -59,7 +59,7 @@ export async function startSandbox(
     grantSandboxAccess,
     resolveSandboxIdentity,
   } = await import('@termgate/termhost/adapters');
-  const { networkRefusedEvent } = await import('@termgate/policy');
+  const { networkAllowedEvent, networkRefusedEvent } = await import('@termgate/policy');
   const { WorkerThreadSandboxProfiler } = await import('@termgate/policy/adapters');
   // First: on a machine where bubblewrap cannot run, that is the one thing to say.
   await BubblewrapSandbox.check();
@@ -125,6 +125,13 @@ export async function startSandbox(
                   sink.append(networkRefusedEvent(refused));
                 } catch {
                   // The refusal stands; the sink's failure refuses the next decision.
+                }
+              },
+              onAllowed: (allowed) => {
+                try {
+                  sink.append(networkAllowedEvent(allowed));
+                } catch {
+                  // The sink's failure refuses the next decision.
                 }
               },
             },
