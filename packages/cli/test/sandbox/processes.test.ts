@@ -60,7 +60,7 @@ function killAll(pids: readonly number[]): void {
   }
 }
 
-// Without the sandbox, escapes are the cgroup spawner's to stop (hostile/pipe-attack.test.ts); here, the sandbox's.
+// Without the sandbox, escapes are the cgroup spawner's to stop (hostile/session-escape-*.test.ts); here, the sandbox's.
 describe.each([['required', true]] as const)('session escapes, sandbox.mode: %s', (mode, confined) => {
   let w: SandboxWorld;
   let server: WireServer;
