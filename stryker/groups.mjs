@@ -82,8 +82,11 @@ export const GROUPS = {
   },
   requests: {
     description: "the MCP request engine's duplicate-id and cancellation paths",
-    mutate: ['packages/core/src/mcp/mcp-server.ts'],
-    tests: ['packages/core/test/mcp/mcp-server.test.ts'],
+    // McpConnection's request engine only (settle … request, listen … the
+    // end): ids, flow control, cancellation and shutdown. The era and tool
+    // plumbing between them is covered by the tests but not mutated here.
+    mutate: ['packages/core/src/mcp/mcp-server.ts:186-337', 'packages/core/src/mcp/mcp-server.ts:494-532'],
+    tests: ['packages/core/test/mcp/**/*.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
     break: 60,
   },

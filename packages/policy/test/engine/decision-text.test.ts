@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import {
+  type CommandRequest,
+  createPolicyEngine,
+  type PolicyEngine,
+  parsePolicyText,
+} from '@termgate/policy';
+
+/**
+ * What the engine decides and says where no rule speaks: a line with no
+ * command, the text of a refusal (what an agent reads to correct itself),
+ * and a policy whose own examples fail, which is refused at load.
+ */
+const file = join(process.cwd(), 'p.yaml');
+const engineFor = (text: string): Promise<PolicyEngine> => createPolicyEngine(parsePolicyText(text, file));
+const line = (command: string, extra: Partial<CommandRequest> = {}): CommandRequest => ({
+  command,
+  args: null,
+  cwd: process.cwd(),
+  env: {},
+  ...extra,
+});
+
+describe('a line with no command', () => {
+  test.each([
+    ['allow', 'allowed'],
+    ['deny', 'denied'],
+    ['ask', 'approval needed'],
+  ])('takes the default (%s), and says so', async (verdict, word) => {
+    const engine = await engineFor(`default: ${verdict}\n`);
+    expect(engine.judge(line('# nothing to run'))).toMatchObject({
+      decision: verdict,
+      ruleIds: [],
+      reason: `${word}: no command to run; the default (${verdict}) decided`,
+    });
+  });
+});
+
+describe('the text of a decision', () => {
+  let engine: PolicyEngine;
+  beforeAll(async () => {
+    engine = await engineFor(
+      'default: allow\nrules:\n  - { id: no-rm, decision: deny, program: rm }\n  - { id: no-rm-2, decision: deny, program: rm, reason: twice }\n' +
+        "writes:\n  default: allow\n  deny: ['**/.git/**']\n",
+    );
+  });
+
+  test('every rule that denies is named; every part of the refusal is kept', () => {
+    expect(engine.judge(line('rm x; ls > .git/a 2> .git/b')).reason).toBe(
+      'denied: `rm x` matched deny rule no-rm, no-rm-2 (twice); ' +
+        `\`> .git/a\` writes ${process.cwd()}/.git/a, which writes.deny[0] (**/.git/**) forbids; ` +
+        `\`2> .git/b\` writes ${process.cwd()}/.git/b, which writes.deny[0] (**/.git/**) forbids`,
+    );
+  });
+
+  test('a long command is shown cut at 80 characters, its white space folded', () => {
+    const long = `rm ${'x'.repeat(100)}`;
+    expect(engine.judge(line(long)).reason).toBe(
+      `denied: \`${long.slice(0, 77)}...\` matched deny rule no-rm, no-rm-2 (twice)`,
+    );
+    const exactly80 = `rm ${'y'.repeat(77)}`;
+    expect(engine.judge(line(exactly80)).reason).toContain(`\`${exactly80}\``);
+    expect(engine.judge(line('rm "a \t  b"')).reason).toContain('`rm a b`');
+  });
+
+  test('argv is one command: a shell operator in it is a word, not a redirection', () => {
+    expect(engine.judge({ ...line('ls'), args: ['>', '.git/config'] }).decision).toBe('allow');
+    expect(engine.judge(line('ls > .git/config')).decision).toBe('deny');
+    expect(engine.judge({ ...line('rm'), args: [] }).decision).toBe('deny');
+  });
+});
+
+describe('the policy checks itself at load', () => {
+  test('a rule whose match: or notMatch: example fails refuses the policy, naming rule, key and line', async () => {
+    const text =
+      'default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n' +
+      "    match: ['ls']\n    notMatch: ['git status']\n";
+    await expect(engineFor(text)).rejects.toMatchObject({
+      code: 'POLICY_INVALID',
+      message: expect.stringContaining(`2 rule example(s) of ${file} failed`),
+      issues: [
+        expect.objectContaining({
+          key: 'rules[0].match',
+          message: 'rule "git" does not match its match example "ls"',
+        }),
+        expect.objectContaining({
+          key: 'rules[0].notMatch',
+          message: 'rule "git" matches its notMatch example "git status"',
+        }),
+      ],
+    });
+    await expect(
+      engineFor(
+        "default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n    match: ['git status']\n",
+      ),
+    ).resolves.toBeDefined();
+  });
+
+  test('requirePassingTests names each failing embedded test; passing ones load', async () => {
+    const policy = parsePolicyText(
+      'default: deny\ntests:\n  - { command: ls, expect: allow }\n  - { command: pwd, expect: deny }\n',
+      file,
+    );
+    await expect(createPolicyEngine(policy, { requirePassingTests: true })).rejects.toMatchObject({
+      code: 'POLICY_TESTS_FAILED',
+      message: expect.stringContaining(`1 embedded test(s) of ${file} failed`),
+      issues: [expect.objectContaining({ key: 'tests', message: expect.stringMatching(/^"ls": .+/) })],
+    });
+    const passing = parsePolicyText('default: deny\ntests:\n  - { command: pwd, expect: deny }\n', file);
+    await expect(createPolicyEngine(passing, { requirePassingTests: true })).resolves.toBeDefined();
+  });
+});
