@@ -70,6 +70,40 @@ describe('the text of a decision', () => {
   });
 });
 
+describe('problems, asks and allowDynamic', () => {
+  test('a problem inside a nested shell names the shells it is in', async () => {
+    const engine = await engineFor('default: allow\n');
+    expect(engine.judge(line('sh -c "bash -c \'\\$X\'"')).reason).toBe(
+      'denied: cannot judge the command name `$X` is built from an expansion (in sh -c > bash -c)',
+    );
+    expect(engine.judge(line('$X')).reason).toBe(
+      'denied: cannot judge the command name `$X` is built from an expansion',
+    );
+  });
+
+  test('an ask names only what asks: not the allowed writes, every asking command', async () => {
+    const engine = await engineFor(
+      'default: allow\nrules:\n  - { id: ask-push, decision: ask, program: git, argvPrefix: [[push]] }\n' +
+        "writes:\n  default: deny\n  allow: ['/dev/null']\n",
+    );
+    expect(engine.judge(line('git push a > /dev/null; git push b'))).toMatchObject({
+      decision: 'ask',
+      ruleIds: ['ask-push'],
+      reason:
+        'approval needed: `git push a` matched ask rule ask-push; `git push b` matched ask rule ask-push',
+    });
+  });
+
+  test('allowDynamic also lets a write through a link made earlier in the line', async () => {
+    const text = 'default: allow\n';
+    const strict = await engineFor(text);
+    const lenient = await engineFor(`${text}allowDynamic: true\n`);
+    const linked = line('ln -s /etc x; ls > x', { cwd: '/tmp' });
+    expect(strict.judge(linked).reason).toMatch(/earlier in the line links the file it writes/);
+    expect(lenient.judge(linked).decision).toBe('allow');
+  });
+});
+
 describe('the policy checks itself at load', () => {
   test('a rule whose match: or notMatch: example fails refuses the policy, naming rule, key and line', async () => {
     const text =
@@ -91,7 +125,7 @@ describe('the policy checks itself at load', () => {
     });
     await expect(
       engineFor(
-        "default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n    match: ['git status']\n",
+        "default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n    match: ['ls && git status']\n",
       ),
     ).resolves.toBeDefined();
   });
