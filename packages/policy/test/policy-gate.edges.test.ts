@@ -44,6 +44,13 @@ describe('PolicyGate: a judge that answers junk', () => {
     expect(auditField(sink.records[0]!, 'termgate.decision')).toBe('deny');
   });
 
+  test('an answer without subcommands or cwd is taken as none: nothing made up is recorded', () => {
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judging({ decision: 'allow', ruleIds: [], reason: 'ok' }), sink, POLICY);
+    expect(gate.decide(gateRequest('create', 'ls'))).toEqual({ allow: true, reason: 'ok' });
+    expect(auditField(sink.records[0]!, 'termgate.subcommands') ?? []).toEqual([]);
+  });
+
   test('a judge that throws is a recorded deny with no rule ids', () => {
     const judge = new TableJudge([]);
     judge.throwing = new Error('parser gone');

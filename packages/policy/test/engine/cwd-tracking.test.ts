@@ -73,6 +73,12 @@ describe('following cd and pushd', () => {
     }
   });
 
+  test('an operand that only contains or starts with an option spelling is a directory', async () => {
+    const dashed = await engineFor(['**/.git-L/**', '**/-Lx/**']);
+    deniedByPattern(dashed, 'cd .git-L && ls > config');
+    deniedByPattern(dashed, 'cd -- -Lx && ls > config', 'writes.deny[1]');
+  });
+
   test('another option is not skipped: the line is refused, not followed', () => {
     refused(engine, 'cd -x .git && ls > config');
   });
@@ -118,6 +124,7 @@ describe('following cd and pushd', () => {
     refused(engine, 'env -iC .git sh -c "ls > config"');
     refused(engine, 'env -C.git > out.txt');
     allowed(engine, 'grep -C 3 x README.md > out.txt');
+    allowed(engine, 'find . -name x > out.txt');
     allowed(engine, 'env X=a--ch ls > out.txt');
     allowed(engine, 'env X=a-C ls > out.txt');
   });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the test data is policy placeholders, not templates
 import { join } from 'node:path';
 import {
   type CommandRequest,
@@ -36,6 +37,13 @@ describe('a line with no command', () => {
   });
 });
 
+test('an internal error while judging explains nothing it did not judge', async () => {
+  const engine = await engineFor('default: allow\n');
+  const broken = { ...line('ls'), env: null as unknown as Record<string, string> };
+  expect(engine.explain(broken)).toMatchObject({ verdicts: [], writes: [], refusals: [] });
+  expect(engine.explain(broken).analysis.commands).toEqual([]);
+});
+
 describe('the text of a decision', () => {
   let engine: PolicyEngine;
   beforeAll(async () => {
@@ -65,6 +73,8 @@ describe('the text of a decision', () => {
 
   test('argv is one command: a shell operator in it is a word, not a redirection', () => {
     expect(engine.judge({ ...line('ls'), args: ['>', '.git/config'] }).decision).toBe('allow');
+    expect(engine.judge({ ...line('rm x; ls'), args: [] }).decision).toBe('allow');
+    expect(engine.judge(line('ls > out.txt')).decision).toBe('allow');
     expect(engine.judge(line('ls > .git/config')).decision).toBe('deny');
     expect(engine.judge({ ...line('rm'), args: [] }).decision).toBe('deny');
   });
@@ -125,8 +135,15 @@ describe('the policy checks itself at load', () => {
     });
     await expect(
       engineFor(
-        "default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n    match: ['ls && git status']\n",
+        "default: allow\nrules:\n  - id: git\n    decision: deny\n    program: git\n    match: ['ls && git status']\n" +
+          "  - id: secrets\n    decision: deny\n    program: cat\n    path: ['${SERVER_CWD}/secrets/**']\n    match: ['cd secrets && cat a']\n",
       ),
+    ).resolves.toBeDefined();
+  });
+
+  test('a rule without examples checks none: a catch-all rule loads', async () => {
+    await expect(
+      engineFor("default: allow\nrules:\n  - { id: all, decision: ask, regex: '.*' }\n"),
     ).resolves.toBeDefined();
   });
 
