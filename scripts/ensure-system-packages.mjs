@@ -4,7 +4,8 @@
 // (the README's two commands), so a fresh machine needs only Node and npm.
 //
 //   bubblewrap  bwrap: the kernel sandbox (policies with `sandbox.mode: required`)
-//   util-linux  nsenter: enters the sandboxes' shared network namespace
+//   util-linux  prlimit (RLIMIT_NPROC without a pids cgroup), setpriv (root without a cgroup v2)
+//   perl-base   perl: the launcher every command starts through (essential on Debian)
 //   socat       the proxy relay inside a sandbox whose network is an allowlist
 //   python3-seccomp  libseccomp's bindings: compile the sandbox's syscall filter at start
 //   acl         setfacl: give the sandbox user (serving as root) the workspace and caches
@@ -27,7 +28,7 @@ import { delimiter, join } from 'node:path';
 // `--runtime`: only what `termgate serve` needs (the main job); without it, the tests' tools too.
 const RUNTIME = [
   { command: 'bwrap', pkg: 'bubblewrap' },
-  { command: 'nsenter', pkg: 'util-linux' },
+  { command: 'perl', pkg: 'perl-base', dirs: ['/usr/bin'] },
   { command: 'socat', pkg: 'socat' },
   { command: 'setfacl', pkg: 'acl' },
   { command: 'prlimit', pkg: 'util-linux' },

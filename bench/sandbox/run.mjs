@@ -2,9 +2,12 @@
 //  1. cycle cost: create + wait + release of `true` through ProcessTerminalHost,
 //     unsandboxed vs in the bubblewrap sandbox (network none: nsenter into the
 //     shared namespace, then bwrap), with the floor of a bare `bwrap … true`
-//     and of `nsenter … bwrap … true` spawned directly; and the kernel layers'
-//     share of it: bare bwrap with and without them (setpriv to the sandbox user
-//     as root, the session keyring, `--seccomp`, `--disable-userns`, prlimit);
+//     and the kernel layers' share of it: bare bwrap with and without them (the
+//     Perl launcher: a cgroup per terminal, RLIMIT_DATA, the sandbox user as
+//     root, the session keyring; then `--seccomp`, `--disable-userns`, the
+//     private /tmp), and the previous chain of the same layers (setpriv, a perl
+//     keyring one-liner, prlimit) for comparison; the host cycle also with
+//     rlimits only (no cgroup);
 //  2. proxy throughput: curl downloading a file from a loopback HTTP server,
 //     directly (unsandboxed) vs from inside a sandbox whose allowlist names
 //     it (socat relay + termgate's proxy).
@@ -25,13 +28,12 @@ import {
   compileSeccompFilter,
   DEFAULT_SANDBOX_LIMITS,
   grantSandboxAccess,
+  launcherArgv,
   NoopTerminalObserver,
   resolveSandboxIdentity,
+  TerminalCgroups,
 } from '../../packages/termhost/dist/adapters/index.js';
 import { bubblewrapArguments } from '../../packages/termhost/dist/adapters/sandbox/bubblewrap-arguments.js';
-import { identityPrefix } from '../../packages/termhost/dist/adapters/sandbox/sandbox-identity.js';
-import { rlimitArguments } from '../../packages/termhost/dist/adapters/sandbox/sandbox-limits.js';
-import { sessionKeyringPrefix } from '../../packages/termhost/dist/adapters/sandbox/session-keyring.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 
 const cycles = Number(process.argv[2] ?? 300);
@@ -65,6 +67,18 @@ const sandboxHost = new ProcessTerminalHost({
   observer,
   spawner: none.spawner(new CrossSpawnProcessSpawner()),
 });
+const noCgroups = await BubblewrapSandbox.start({
+  network: 'none',
+  identity,
+  cgroups: false,
+  runtimeDir: mkdtempSync(join(tmpdir(), 'tg-rt-')),
+});
+const rlimitHost = new ProcessTerminalHost({
+  cwd: workspace,
+  gate: gate('none'),
+  observer,
+  spawner: noCgroups.spawner(new CrossSpawnProcessSpawner()),
+});
 
 async function hostCycle(host) {
   const id = await host.create({ command: 'true', args: [] });
@@ -92,27 +106,67 @@ const BWRAP = [
   'true',
 ];
 
-// The same, with the kernel layers every command now gets.
+// The same, with the kernel layers every command now gets: the launcher, then bwrap.
 const filter = compileSeccompFilter(join(mkdtempSync(join(tmpdir(), 'tg-rt-')), 'seccomp.bpf'));
-const LAYERED = [
-  ...(identity === null ? [] : identityPrefix('/usr/bin/setpriv', identity)),
-  ...sessionKeyringPrefix('/usr/bin/perl'),
+const cgroups = TerminalCgroups.detect();
+const limits = DEFAULT_SANDBOX_LIMITS;
+const layeredBwrap = [
   'bwrap',
   ...bubblewrapArguments(
     {
-      filesystem: { writable: [workspace], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null },
+      filesystem: {
+        writable: [workspace],
+        readOnly: [],
+        hiddenDirectories: [],
+        hiddenFiles: [],
+        tmp: '/tmp',
+      },
       network: 'all',
     },
     workspace,
-    { seccompFd: 3, disableUserns: true, tmpBytes: null },
+    { seccompFd: 3, disableUserns: true, tmpBytes: limits.tmpMiB * 1024 * 1024 },
   ),
-  ...rlimitArguments('/usr/bin/prlimit', DEFAULT_SANDBOX_LIMITS),
+];
+const PRLIMIT = ['/usr/bin/prlimit', `--nproc=${limits.processes}:${limits.processes}`, '--'];
+async function layered(withCgroups = true) {
+  const cgroup = withCgroups
+    ? (cgroups?.create({ memoryBytes: limits.memoryMiB * 1024 * 1024, pids: limits.processes }) ?? null)
+    : null;
+  const argv = launcherArgv(
+    '/usr/bin/perl',
+    {
+      ...(cgroup !== null && { cgroups: cgroup.directories }),
+      dataBytes: limits.memoryMiB * 1024 * 1024,
+      ...(identity !== null && { identity }),
+      keyring: true,
+    },
+    [...layeredBwrap, ...(cgroup === null ? PRLIMIT : []), 'true'],
+  );
+  await withFilter(argv);
+  cgroup?.remove();
+}
+
+// The previous chain of the same layers: setpriv, a perl keyring one-liner, bwrap, prlimit.
+const PREVIOUS = [
+  ...(identity === null
+    ? []
+    : ['/usr/bin/setpriv', `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--']),
+  '/usr/bin/perl',
+  '-e',
+  'syscall(250, 1, 0) >= 0 or die; exec { $ARGV[0] } @ARGV or die;',
+  '--',
+  ...layeredBwrap,
+  '/usr/bin/prlimit',
+  `--nproc=${limits.processes}:${limits.processes}`,
+  `--data=${limits.memoryMiB * 1024 * 1024}:${limits.memoryMiB * 1024 * 1024}`,
+  '--',
   'true',
 ];
-async function layered() {
+
+async function withFilter(argv) {
   const fd = openSync(filter.path, 'r');
   try {
-    const child = spawn(LAYERED[0], LAYERED.slice(1), {
+    const child = spawn(argv[0], argv.slice(1), {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', fd],
     });
@@ -131,11 +185,26 @@ const variants = [
     run: () => hostCycle(sandboxHost),
     baseline: 'host, unsandboxed',
   },
+  {
+    name: 'host, sandboxed (network none), rlimits only',
+    run: () => hostCycle(rlimitHost),
+    baseline: 'host, unsandboxed',
+  },
   { name: 'raw spawn `true`', run: () => raw('true', []) },
   { name: 'bare `bwrap … true`', run: () => raw('bwrap', BWRAP), baseline: 'raw spawn `true`' },
   {
-    name: 'bare `bwrap … true` + kernel layers',
-    run: layered,
+    name: 'bare `bwrap … true` + kernel layers (launcher)',
+    run: () => layered(true),
+    baseline: 'bare `bwrap … true`',
+  },
+  {
+    name: 'bare `bwrap … true` + kernel layers (launcher), rlimits only',
+    run: () => layered(false),
+    baseline: 'bare `bwrap … true`',
+  },
+  {
+    name: 'bare `bwrap … true` + kernel layers (previous chain)',
+    run: () => withFilter(PREVIOUS),
     baseline: 'bare `bwrap … true`',
   },
 ];
@@ -174,7 +243,7 @@ for (const v of variants) {
 }
 const overhead = p50.get('host, sandboxed (network none)') - p50.get('host, unsandboxed');
 const floor = p50.get('bare `bwrap … true`') - p50.get('raw spawn `true`');
-const layers = p50.get('bare `bwrap … true` + kernel layers') - p50.get('bare `bwrap … true`');
+const layers = p50.get('bare `bwrap … true` + kernel layers (launcher)') - p50.get('bare `bwrap … true`');
 console.log(
   `\nSandbox overhead per cycle: ${overhead.toFixed(2)} ms, of which bubblewrap's own start (bare floor) ${floor.toFixed(2)} ms and the kernel layers ${layers.toFixed(2)} ms.\n`,
 );
@@ -250,6 +319,7 @@ for (const [name] of ways) {
 
 await Promise.all([plainHost.closeAll(), sandboxHost.closeAll(), proxyHost.closeAll()]);
 await none.close();
+await noCgroups.close();
 await proxied.close();
 server.close();
 rmSync(workspace, { recursive: true, force: true });

@@ -34,9 +34,15 @@ if (root === null || setpriv === null || process.getuid?.() !== 0) {
 const plain = new CrossSpawnProcessSpawner();
 const variants = {
   'plain (baseline)': plain,
-  'cgroup per terminal': new CgroupProcessSpawner(plain, root),
+  'cgroup per terminal (the child joins it in the launcher)': new CgroupProcessSpawner(plain, root, {
+    perl: '/usr/bin/perl',
+    dropPtrace: false,
+  }),
   'setpriv (no CAP_SYS_PTRACE)': new SetprivProcessSpawner(plain, setpriv),
-  'both (what serve uses as root)': new SetprivProcessSpawner(new CgroupProcessSpawner(plain, root), setpriv),
+  'both, one launcher (what serve uses as root)': new CgroupProcessSpawner(plain, root, {
+    perl: '/usr/bin/perl',
+    dropPtrace: true,
+  }),
 };
 const results = {};
 for (let round = 0; round < ROUNDS; round++) {

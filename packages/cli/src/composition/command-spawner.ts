@@ -17,18 +17,26 @@ import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
  * - in a cgroup v2 of their own when this process may create one (root, or
  *   a delegated cgroup), so that kill, release and shutdown reach what left
  *   the session, and a terminal reports processes left behind;
- * - as root, without CAP_SYS_PTRACE (through setpriv), which keeps them from
+ * - as root, without CAP_SYS_PTRACE (the launcher, or setpriv without a cgroup), which keeps them from
  *   reopening this process's stdin/stdout via `/proc/$PPID/fd`. A command of
  *   another uid cannot open them anyway; one of the same non-root uid can.
  */
 export function commandSpawner(sandbox: SandboxRuntime | null, logger: Logger): ProcessSpawner {
   if (sandbox !== null) return sandbox.wrap(new CrossSpawnProcessSpawner());
-  let spawner: ProcessSpawner = new CrossSpawnProcessSpawner();
+  const system = '/usr/bin:/bin:/usr/sbin:/sbin';
+  const root = process.getuid?.() === 0;
   const cgroups = createTerminalCgroupRoot();
-  if (cgroups !== null) spawner = new CgroupProcessSpawner(spawner, cgroups);
-  else logger.info('no writable cgroup v2: processes that leave their session outlive their terminal');
-  if (process.getuid?.() !== 0) return spawner;
-  const setpriv = findOnPath('setpriv', '/usr/bin:/bin:/usr/sbin:/sbin');
+  const perl = cgroups === null ? null : findOnPath('perl', system);
+  // The command joins its cgroup itself (and, as root, drops CAP_SYS_PTRACE) in the launcher: this process never moves.
+  if (cgroups !== null && perl !== null) {
+    return new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), cgroups, { perl, dropPtrace: root });
+  }
+  logger.info(
+    'no writable cgroup v2 (or no perl): processes that leave their session outlive their terminal',
+  );
+  const spawner = new CrossSpawnProcessSpawner();
+  if (!root) return spawner;
+  const setpriv = findOnPath('setpriv', system);
   if (setpriv === null) {
     logger.warn(
       'running as root without setpriv (util-linux): commands keep CAP_SYS_PTRACE and can reach the protocol stream through /proc',

@@ -11,6 +11,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
+import { assertExecutable } from './executable-check.js';
+import { launch } from './perl-launcher.js';
 
 /**
  * Creates a cgroup v2 directory for this server's terminals, below the
@@ -88,6 +90,14 @@ function ownCgroupDirectory(): string | null {
   return cgroupLocation()?.own ?? null;
 }
 
+/** How a command joins its cgroup: the launcher (`perl-launcher.ts`) and what else it does first. */
+export interface CgroupLauncher {
+  /** Absolute path of `perl`. */
+  readonly perl: string;
+  /** Drop CAP_SYS_PTRACE too (a server running as root; see `SetprivProcessSpawner` for why). */
+  readonly dropPtrace: boolean;
+}
+
 /**
  * A {@link ProcessSpawner} that gives every command its own cgroup v2,
  * created below `root` (see {@link createTerminalCgroupRoot}). A process
@@ -97,81 +107,46 @@ function ownCgroupDirectory(): string | null {
  * against forks), and the group counts as alive while the cgroup is
  * populated. The cgroup is removed once empty.
  *
- * How a command is born in its cgroup without a launcher process: the wrapped
- * spawner, once prepared (`ProcessSpawner.prepare`), forks synchronously
- * (`child_process.spawn`), so this process writes
- * itself into the terminal's cgroup, calls it, and writes itself back before
- * anything else runs. The child's cgroup is then checked: one that did not
- * start there (a wrapped spawner that forked later) is killed and the spawn
- * rejected (`ECGROUP`). If the way back fails, this spawner refuses every
- * later spawn.
+ * How a command is born in its cgroup: the child joins it itself. The
+ * wrapped spawner starts the launcher (`perl-launcher.ts`), which writes its
+ * own pid to the cgroup's `cgroup.procs` (and, as root, drops
+ * CAP_SYS_PTRACE) before it executes the command; if that fails, it exits
+ * 125 with a `termgate:` message and the command never runs. This process
+ * never changes cgroup, so nothing blocks its event loop and a wrapped
+ * spawner may fork whenever it likes. Until the launcher joined, it is the
+ * leader of the command's process group, which every signal reaches too.
+ *
+ * Contract: as the wrapped spawner's, with the program checked first (found
+ * on the request's PATH, executable), so a missing program still rejects
+ * with `ENOENT` (or `EACCES`) instead of becoming the launcher's exit code 127.
  */
 export class CgroupProcessSpawner implements ProcessSpawner {
-  #broken: Error | null = null;
-  readonly #location: { mount: string; own: string };
-
   constructor(
     private readonly inner: ProcessSpawner,
     private readonly root: string,
+    private readonly launcher: CgroupLauncher,
   ) {
-    const location = cgroupLocation();
-    if (location === null) throw new Error('no cgroup v2 for this process');
-    this.#location = location;
+    if (cgroupLocation() === null) throw new Error('no cgroup v2 for this process');
   }
 
   async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
-    if (this.#broken !== null) throw this.#broken;
-    // The wrapped spawner must fork within the call below, while this process is in the cgroup.
-    await this.inner.prepare?.();
+    assertExecutable(request);
     const dir = join(this.root, `t-${randomUUID()}`);
     mkdirSync(dir);
-    let pending: Promise<SpawnedProcess>;
-    try {
-      writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
-    } catch (error) {
-      removeCgroup(dir);
-      throw error;
-    }
-    try {
-      pending = this.inner.spawn(request);
-    } finally {
-      this.#goHome();
-    }
     let child: SpawnedProcess;
     try {
-      child = await pending;
+      const launched = launch(
+        this.launcher.perl,
+        { cgroups: [dir], dropPtrace: this.launcher.dropPtrace },
+        request.argv,
+        request.env,
+      );
+      child = await this.inner.spawn({ ...request, argv: launched.argv, env: launched.env });
     } catch (error) {
       removeCgroup(dir);
       throw error;
     }
-    const actual = cgroupOf(child.pid);
-    if (actual !== null && join(this.#location.mount, actual) !== dir) {
-      child.signalGroup('SIGKILL');
-      removeCgroup(dir);
-      throw Object.assign(new Error(`the command did not start in its cgroup ${dir}`), { code: 'ECGROUP' });
-    }
     return new CgroupProcess(child, dir);
-  }
-
-  #goHome(): void {
-    try {
-      writeFileSync(join(this.#location.own, 'cgroup.procs'), String(process.pid));
-    } catch (error) {
-      this.#broken = new Error(`cannot leave a terminal cgroup: ${(error as Error).message}`);
-      throw this.#broken;
-    }
-  }
-}
-
-/** The cgroup v2 path of `pid` (below the mount), or `null` when it cannot be read (it exited). */
-function cgroupOf(pid: number): string | null {
-  try {
-    const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('0::'));
-    return line === undefined ? null : line.slice(3);
-  } catch {
-    return null;
   }
 }
 

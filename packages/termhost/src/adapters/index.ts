@@ -6,11 +6,16 @@
  */
 
 export { AllowAllGate } from './allow-all-gate.js';
-export { CgroupProcessSpawner, createTerminalCgroupRoot } from './cgroup-process-spawner.js';
+export {
+  type CgroupLauncher,
+  CgroupProcessSpawner,
+  createTerminalCgroupRoot,
+} from './cgroup-process-spawner.js';
 export { CrossSpawnProcessSpawner } from './cross-spawn-process-spawner.js';
 export { DeferredTerminalHost } from './deferred-terminal-host.js';
 export { findOnPath } from './executable-check.js';
 export { NoopTerminalObserver } from './noop-terminal-observer.js';
+export { type LaunchSteps, launch, launcherArgv } from './perl-launcher.js';
 export {
   BubblewrapSandbox,
   type BubblewrapSandboxOptions,
@@ -29,3 +34,4 @@ export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/sandbox-li
 export { SandboxUnavailableError } from './sandbox/sandbox-unavailable-error.js';
 export { compileSeccompFilter, REFUSED_SYSCALLS } from './sandbox/seccomp-filter.js';
 export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './setpriv-process-spawner.js';
+export { type TerminalCgroup, type TerminalCgroupLimits, TerminalCgroups } from './terminal-cgroups.js';

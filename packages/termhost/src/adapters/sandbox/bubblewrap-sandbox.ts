@@ -6,19 +6,21 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../../ports/process-spawner.js';
 import type { SandboxProfile } from '../../sandbox-profile.js';
 import { assertExecutable, findOnPath } from '../executable-check.js';
+import { type LaunchSteps, launch, launcherArgv } from '../perl-launcher.js';
+import { type TerminalCgroup, TerminalCgroups } from '../terminal-cgroups.js';
 import { bubblewrapArguments, type KernelConfinement } from './bubblewrap-arguments.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
-import { identityPrefix, type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
+import { type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
 import {
   DEFAULT_SANDBOX_LIMITS,
+  dataBytes,
   describeLimits,
   rlimitArguments,
   type SandboxLimits,
 } from './sandbox-limits.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 import { compileSeccompFilter, type SeccompFilter } from './seccomp-filter.js';
-import { sessionKeyringPrefix } from './session-keyring.js';
 
 /** The loopback port of the proxy relay inside the sandboxes' network namespace. */
 export const SANDBOX_PROXY_PORT = 3128;
@@ -36,7 +38,7 @@ export interface BubblewrapSandboxOptions {
   readonly network: SandboxNetwork;
   /** A directory only termgate can use (mode 0700), for the proxy's socket and each spawn's bwrap arguments file. */
   readonly runtimeDir: string;
-  /** Where to look for `bwrap`, `nsenter` and `socat`. Default `process.env.PATH`. */
+  /** Where to look for `bwrap` and `socat`. Default `process.env.PATH`. */
   readonly path?: string;
   /**
    * Who commands run as: `null`, the server's own uid (refused when that is
@@ -45,6 +47,11 @@ export interface BubblewrapSandboxOptions {
   readonly identity?: SandboxIdentity | null;
   /** Per-terminal limits. Default {@link DEFAULT_SANDBOX_LIMITS}. */
   readonly limits?: SandboxLimits;
+  /**
+   * Enforce the limits with a cgroup per terminal where one can be made
+   * ({@link TerminalCgroups.detect}); `false`: rlimits only. Default `true`.
+   */
+  readonly cgroups?: boolean;
 }
 
 /** The layers in force, one line each, for the server-start record. */
@@ -58,11 +65,12 @@ export interface SandboxLayers {
 /** The kernel layers a started sandbox applies to every command (see `BubblewrapSandbox.start`). */
 interface KernelLayers {
   readonly identity: SandboxIdentity | null;
-  /** First of the chain: setpriv to the identity, or nothing. */
-  readonly setIdentity: readonly string[];
-  /** Just before bwrap: the fresh session keyring. */
-  readonly newKeyring: readonly string[];
-  /** Inside bwrap, before the command: the rlimits. */
+  /** The launcher's interpreter (see `perl-launcher.ts`), first of the chain. */
+  readonly perl: string;
+  /** A cgroup per terminal, or `null` (rlimits only). */
+  readonly cgroups: TerminalCgroups | null;
+  readonly limits: SandboxLimits;
+  /** Inside bwrap, before the command: RLIMIT_NPROC when no pids cgroup bounds the terminal, else nothing. */
   readonly inner: readonly string[];
   readonly filter: SeccompFilter;
   readonly confinement: KernelConfinement;
@@ -91,7 +99,6 @@ const SECCOMP_FD = 3;
  */
 export class BubblewrapSandbox {
   readonly #bwrap: string;
-  readonly #nsenter: string | null;
   readonly #holder: NamespaceHolder | null;
   readonly #proxy: HttpAllowlistProxy | null;
   readonly #kernel: KernelLayers;
@@ -112,14 +119,12 @@ export class BubblewrapSandbox {
   private constructor(
     bwrap: string,
     runtimeDir: string,
-    nsenter: string | null,
     holder: NamespaceHolder | null,
     proxy: HttpAllowlistProxy | null,
     kernel: KernelLayers,
   ) {
     this.#runtimeDir = runtimeDir;
     this.#bwrap = bwrap;
-    this.#nsenter = nsenter;
     this.#holder = holder;
     this.#proxy = proxy;
     const fail = (reason: string): void => {
@@ -157,12 +162,11 @@ export class BubblewrapSandbox {
     const path = options.path ?? process.env.PATH ?? '';
     const bwrap = await BubblewrapSandbox.check(path);
     // Every program first, so that a missing one is named before anything runs.
-    const nsenter = options.network === 'all' ? null : findProgram('nsenter', path, 'util-linux');
     const socat = typeof options.network === 'object' ? findProgram('socat', path, 'socat') : null;
     const kernel = kernelLayers(options);
-    await probeChain(bwrap, kernel);
-    if (options.network === 'all' || nsenter === null) {
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, null, kernel);
+    if (options.network === 'all') {
+      await probeChain(bwrap, kernel, null);
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, null, null, kernel);
     }
     let proxy: HttpAllowlistProxy | null = null;
     let relay: string[] | null = null;
@@ -187,8 +191,19 @@ export class BubblewrapSandbox {
       if (proxy !== null && kernel.identity !== null)
         allowSocket(join(options.runtimeDir, 'proxy.sock'), kernel.identity);
       // The holder runs as the commands' identity: they can enter only a user namespace of their own uid.
-      const holder = await NamespaceHolder.start(bwrap, relay ?? ['sleep', 'infinity'], kernel.setIdentity);
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, nsenter, holder, proxy, kernel);
+      const holder = await NamespaceHolder.start(
+        kernel.identity === null
+          ? [bwrap]
+          : launcherArgv(kernel.perl, { identity: kernel.identity }, [bwrap]),
+        relay ?? ['sleep', 'infinity'],
+      );
+      try {
+        await probeChain(bwrap, kernel, holder);
+      } catch (error) {
+        holder.close();
+        throw error;
+      }
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, holder, proxy, kernel);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -212,9 +227,9 @@ export class BubblewrapSandbox {
     const profile = request.sandbox;
     if (profile === undefined) throw sandboxError('the request carries no sandbox profile');
     if (this.#closed) throw sandboxError('the sandbox was closed');
-    let prefix: string[] = [];
+    let namespaces: LaunchSteps['namespaces'];
     if (profile.network !== 'all') {
-      if (this.#holder === null || this.#nsenter === null) {
+      if (this.#holder === null) {
         throw sandboxError(
           `the profile needs network "${profile.network}" but the sandbox shares the host's`,
         );
@@ -222,7 +237,7 @@ export class BubblewrapSandbox {
       if (profile.network === 'proxy' && this.#proxy === null) {
         throw sandboxError('the profile needs the network proxy, which this sandbox did not start');
       }
-      prefix = [this.#nsenter, '--preserve-credentials', ...this.#holder.enterArguments(), '--'];
+      namespaces = this.#holder.namespaces();
     }
     // bwrap reports a missing program only after it started; keep the port's ENOENT contract.
     assertExecutable(request);
@@ -233,44 +248,42 @@ export class BubblewrapSandbox {
     const kernel = this.#kernel;
     // The mounts reach bwrap through `--args 4` (bubblewrap >= 0.3), not the command line: however
     // many the profile has, no E2BIG, and argv stays short. The file is in the runtime directory
-    // (hidden from every command), opened as fd 4 by /bin/sh, first in the chain and still as the
-    // server's uid, and unlinked before bwrap starts; bwrap closes that descriptor after reading it.
-    // fd 3 is the syscall filter (`--seccomp 3`), opened anew per command: bwrap reads it to its end.
+    // (hidden from every command), opened as fd 4 by the launcher, first in the chain and still as
+    // the server's uid, and unlinked before bwrap starts; bwrap closes that descriptor after reading
+    // it. fd 3 is the syscall filter (`--seccomp 3`), opened anew per command: bwrap reads it to its end.
     const args = bubblewrapArguments(coverable(profile, kernel.identity), request.cwd, kernel.confinement);
     if (args.at(-1) !== '--') throw sandboxError('bubblewrapArguments must end with --');
     const argsFile = join(this.#runtimeDir, `args-${randomUUID()}`);
     await writeFile(argsFile, `${args.slice(0, -1).join('\0')}\0`, { mode: 0o600, flag: 'wx' });
-    const filterFd = openSync(kernel.filter.path, 'r');
+    let cgroup: TerminalCgroup | null = null;
+    let filterFd: number | null = null;
     let spawned: Awaited<ReturnType<ProcessSpawner['spawn']>>;
     try {
-      spawned = await inner.spawn({
-        argv: [
-          '/bin/sh',
-          '-c',
-          ARGS_FD_SCRIPT,
-          'sh',
-          argsFile,
-          ...kernel.setIdentity,
-          ...prefix,
-          ...kernel.newKeyring,
-          this.#bwrap,
-          '--args',
-          '4',
-          '--',
-          ...kernel.inner,
-          ...request.argv,
-        ],
-        cwd: request.cwd,
+      cgroup = kernel.cgroups?.create(cgroupLimits(kernel.limits)) ?? null;
+      filterFd = openSync(kernel.filter.path, 'r');
+      const launched = launch(
+        kernel.perl,
+        kernelSteps(kernel, { argsFile, cgroup, namespaces }),
+        [this.#bwrap, '--args', '4', '--', ...kernel.inner, ...request.argv],
         env,
+      );
+      spawned = await inner.spawn({
+        argv: launched.argv,
+        cwd: request.cwd,
+        env: launched.env,
         extraFds: [filterFd],
       });
     } catch (error) {
       await unlink(argsFile).catch(() => {});
+      cgroup?.remove();
       throw error;
     } finally {
-      closeSync(filterFd);
+      if (filterFd !== null) closeSync(filterFd);
     }
-    void spawned.exited.finally(() => unlink(argsFile).catch(() => {}));
+    void spawned.exited.finally(() => {
+      cgroup?.remove();
+      return unlink(argsFile).catch(() => {});
+    });
     // The command's pid namespace ends with bwrap: nothing is left once it exited.
     return {
       pid: spawned.pid,
@@ -282,9 +295,6 @@ export class BubblewrapSandbox {
     };
   }
 }
-
-/** `sh -c` script: fd 3 reads the arguments file, which is removed, then bwrap replaces the shell. */
-const ARGS_FD_SCRIPT = 'exec 4<"$1" && rm -f -- "$1" && shift && exec "$@"';
 
 const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
 const NO_PROXY = 'localhost,127.0.0.1,::1';
@@ -303,7 +313,7 @@ const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
 /**
  * The process that keeps the shared network namespace alive: bwrap with a
  * new user and network namespace running the relay (or `sleep`). Commands
- * enter its namespaces with `nsenter` before their own bwrap starts.
+ * enter its namespaces (the launcher's `setns`) before their own bwrap starts.
  */
 class NamespaceHolder {
   #exited = false;
@@ -333,13 +343,9 @@ class NamespaceHolder {
     );
   }
 
-  /** `asIdentity`: the argv prefix (setpriv) that starts it as the commands' uid, or nothing. */
-  static async start(
-    bwrap: string,
-    command: readonly string[],
-    asIdentity: readonly string[] = [],
-  ): Promise<NamespaceHolder> {
-    const [program, ...prefixArgs] = [...asIdentity, bwrap];
+  /** `bwrap`: its argv up to the program itself (the launcher that drops to the commands' uid, then bwrap). */
+  static async start(bwrap: readonly string[], command: readonly string[]): Promise<NamespaceHolder> {
+    const [program, ...prefixArgs] = bwrap;
     const child = spawn(
       program!,
       [
@@ -353,7 +359,7 @@ class NamespaceHolder {
         '/',
         '/',
         // No --dev: for an unprivileged user, bwrap then nests a second user namespace, and
-        // nsenter into the inner one may not join the network namespace the outer one owns.
+        // setns into the inner one may not join the network namespace the outer one owns.
         '--info-fd',
         '3',
         '--',
@@ -367,8 +373,8 @@ class NamespaceHolder {
     return holder;
   }
 
-  /** `nsenter` options that enter the namespaces; throws `ESANDBOX` once the holder is gone. */
-  enterArguments(): string[] {
+  /** The namespaces to enter (the launcher's `setns`); throws `ESANDBOX` once the holder is gone. */
+  namespaces(): { user: string; net: string } {
     const net = `/proc/${this.pid}/ns/net`;
     let inode: number | null = null;
     try {
@@ -379,7 +385,7 @@ class NamespaceHolder {
     if (this.#exited || inode !== this.netInode) {
       throw sandboxError("the sandbox's shared network namespace ended; restart termgate");
     }
-    return [`--user=/proc/${this.pid}/ns/user`, `--net=${net}`];
+    return { user: `/proc/${this.pid}/ns/user`, net };
   }
 
   close(): void {
@@ -501,15 +507,16 @@ function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
     );
   }
   const limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
-  const setpriv = identity === null ? null : findProgram('setpriv', SYSTEM_PATH, 'util-linux');
-  const prlimit = findProgram('prlimit', SYSTEM_PATH, 'util-linux');
   const perl = findProgram('perl', SYSTEM_PATH, 'perl-base');
+  const cgroups = options.cgroups === false ? null : TerminalCgroups.detect();
+  const prlimit = cgroups === null ? findProgram('prlimit', SYSTEM_PATH, 'util-linux') : null;
   const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'));
   return {
     identity,
-    setIdentity: setpriv === null || identity === null ? [] : identityPrefix(setpriv, identity),
-    newKeyring: sessionKeyringPrefix(perl),
-    inner: rlimitArguments(prlimit, limits),
+    perl,
+    cgroups,
+    limits,
+    inner: prlimit === null ? [] : rlimitArguments(prlimit, limits),
     filter,
     confinement: { seccompFd: SECCOMP_FD, disableUserns: true, tmpBytes: limits.tmpMiB * 1024 * 1024 },
     layers: {
@@ -519,29 +526,60 @@ function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
           : `user ${identity.user} (uid ${identity.uid}, gid ${identity.gid}, no supplementary groups)`,
       keyring: 'a fresh, empty session keyring per command',
       filter: `seccomp (libseccomp), native ABI only; refused: ${filter.refused.join(', ')}; no nested user namespaces (--disable-userns)`,
-      limits: describeLimits(limits),
+      limits: describeLimits(limits, cgroups?.describe(cgroupLimits(limits)) ?? null),
     },
   };
 }
 
+/** What the launcher does for every command (see `perl-launcher.ts`). */
+function kernelSteps(
+  kernel: KernelLayers,
+  own: { argsFile?: string; cgroup: TerminalCgroup | null; namespaces: LaunchSteps['namespaces'] },
+): LaunchSteps {
+  return {
+    ...(own.argsFile !== undefined && { argsFile: own.argsFile }),
+    ...(own.cgroup !== null && { cgroups: own.cgroup.directories }),
+    dataBytes: dataBytes(kernel.limits),
+    ...(kernel.identity !== null && { identity: kernel.identity }),
+    ...(own.namespaces !== undefined && { namespaces: own.namespaces }),
+    keyring: true,
+  };
+}
+
+function cgroupLimits(limits: SandboxLimits): { memoryBytes: number; pids: number } {
+  return { memoryBytes: limits.memoryMiB * 1024 * 1024, pids: limits.processes };
+}
+
 /**
- * Runs `true` through the whole chain a command takes (identity, keyring,
- * bwrap with the filter and a private /tmp, rlimits), so that a layer the
- * machine cannot apply stops the start instead of every command.
+ * Runs `true` through the whole chain a command takes (the launcher: a
+ * terminal cgroup, rlimits, identity, the shared namespaces when there are,
+ * keyring; then bwrap with the filter and a private /tmp), so that a layer
+ * the machine cannot apply stops the start instead of every command.
  */
-function probeChain(bwrap: string, kernel: KernelLayers): Promise<void> {
+function probeChain(bwrap: string, kernel: KernelLayers, holder: NamespaceHolder | null): Promise<void> {
   const profile: SandboxProfile = {
     ...PROBE_PROFILE,
     filesystem: { ...PROBE_PROFILE.filesystem, tmp: '/tmp' },
   };
-  const argv = [
-    ...kernel.setIdentity,
-    ...kernel.newKeyring,
-    bwrap,
-    ...bubblewrapArguments(profile, '/', kernel.confinement),
-    ...kernel.inner,
-    'true',
-  ];
+  let cgroup: TerminalCgroup | null = null;
+  let argv: string[];
+  try {
+    cgroup = kernel.cgroups?.create(cgroupLimits(kernel.limits)) ?? null;
+    argv = launcherArgv(kernel.perl, kernelSteps(kernel, { cgroup, namespaces: holder?.namespaces() }), [
+      bwrap,
+      ...bubblewrapArguments(profile, '/', kernel.confinement),
+      ...kernel.inner,
+      'true',
+    ]);
+  } catch (error) {
+    cgroup?.remove();
+    return Promise.reject(
+      new SandboxUnavailableError(
+        `the sandbox's kernel layers cannot be applied here: ${(error as Error).message}`,
+        'check that the cgroup file system is writable, or run on x86-64 or arm64',
+      ),
+    );
+  }
   const filterFd = openSync(kernel.filter.path, 'r');
   return new Promise<void>((resolveProbe, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', filterFd] });
@@ -566,7 +604,10 @@ function probeChain(bwrap: string, kernel: KernelLayers): Promise<void> {
       if (code === 0) resolveProbe();
       else fail(stderr.trim() || `exit ${code ?? signal}`);
     });
-  }).finally(() => closeSync(filterFd));
+  }).finally(() => {
+    closeSync(filterFd);
+    cgroup?.remove();
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { findOnPath } from '../executable-check.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
@@ -48,11 +48,6 @@ export function resolveSandboxIdentity(user: string): SandboxIdentity {
     );
   }
   return { user, uid, gid };
-}
-
-/** `setpriv` (util-linux) arguments that switch to the identity, with no supplementary groups. */
-export function identityPrefix(setpriv: string, identity: SandboxIdentity): string[] {
-  return [setpriv, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--'];
 }
 
 /**
@@ -113,12 +108,17 @@ export function grantSandboxAccess(
   }
   for (const root of writable) {
     let owner: number;
+    let real: string;
     try {
-      owner = statSync(root).uid;
+      real = realpathSync(root);
+      owner = statSync(real).uid;
     } catch {
       continue; // a writable directory that does not exist is not bound
     }
-    run(['-R', '-m', `${u}:rwX,d:${u}:rwX,d:u:${owner}:rwX`, '--', root]);
+    // -P: a physical walk, no symbolic link followed, not even one swapped in for a directory
+    // (or for the root itself, hence its canonical path) while the walk runs; an entry
+    // renamed meanwhile can only lose its grant, never move it outside the tree.
+    run(['-P', '-R', '-m', `${u}:rwX,d:${u}:rwX,d:u:${owner}:rwX`, '--', real]);
   }
 }
 

@@ -1,12 +1,20 @@
 /**
- * What one terminal of a sandbox may use. Enforced with rlimits (util-linux
- * `prlimit`, run inside the sandbox as the last step before the command):
+ * What one terminal of a sandbox may use. Enforced by a cgroup per terminal
+ * where one can be made (`TerminalCgroups`: the tree's total memory,
+ * shared memory included, and its processes), and always by rlimits:
  *
- * - `processes`: RLIMIT_NPROC, soft and hard. The kernel counts it per user
- *   namespace, and every terminal has a user namespace of its own, so it
- *   bounds the processes and threads of that terminal, not of the uid.
- * - `memoryMiB`: RLIMIT_DATA (heap and private writable mappings), per
- *   process: rlimits cannot bound a tree's total; a cgroup could.
+ * - `processes`: the cgroup's `pids.max`; without one, RLIMIT_NPROC, soft
+ *   and hard (util-linux `prlimit`, run inside the sandbox as the last step
+ *   before the command). The kernel counts RLIMIT_NPROC per user namespace
+ *   and checks it against every ancestor namespace's copy of the limit taken
+ *   when the child namespace was made (kernel/ucount.c), so it must be set
+ *   inside the terminal's own user namespace, after bwrap made it: set
+ *   before, it would bound all terminals together.
+ * - `memoryMiB`: the cgroup's memory limit for the whole tree, and
+ *   RLIMIT_DATA (heap and private writable mappings) per process, set by
+ *   the launcher (inherited; a per-process limit means the same wherever it
+ *   is set), so that a too-large allocation fails cleanly (`MemoryError`)
+ *   before the cgroup has to OOM-kill.
  * - `tmpMiB`: the size of the terminal's private `/tmp` tmpfs.
  *
  * A command cannot raise them (it has no CAP_SYS_RESOURCE); hitting one
@@ -25,13 +33,20 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
   tmpMiB: 1024,
 });
 
-/** The argv prefix, inside the sandbox, that sets the rlimits and execs the command. */
+/** The argv prefix, inside the sandbox, that sets RLIMIT_NPROC and execs the command (without a pids cgroup). */
 export function rlimitArguments(prlimit: string, limits: SandboxLimits): string[] {
-  const data = limits.memoryMiB * 1024 * 1024;
-  return [prlimit, `--nproc=${limits.processes}:${limits.processes}`, `--data=${data}:${data}`, '--'];
+  return [prlimit, `--nproc=${limits.processes}:${limits.processes}`, '--'];
 }
 
-/** How the layer is enforced, for the server-start record. */
-export function describeLimits(limits: SandboxLimits): string {
-  return `rlimits: ${limits.processes} processes per terminal (RLIMIT_NPROC in its user namespace), ${limits.memoryMiB} MiB data per process (RLIMIT_DATA); /tmp: a ${limits.tmpMiB} MiB tmpfs per terminal`;
+/** RLIMIT_DATA in bytes. */
+export function dataBytes(limits: SandboxLimits): number {
+  return limits.memoryMiB * 1024 * 1024;
+}
+
+/** How the layer is enforced, for the server-start record; `cgroup`: the cgroup's own line, when one is in force. */
+export function describeLimits(limits: SandboxLimits, cgroup: string | null = null): string {
+  const tmp = `/tmp and /dev/shm: a ${limits.tmpMiB} MiB tmpfs each per terminal`;
+  const data = `${limits.memoryMiB} MiB data per process (RLIMIT_DATA)`;
+  if (cgroup !== null) return `${cgroup}; ${data}; ${tmp}`;
+  return `rlimits only (no cgroup available): ${limits.processes} processes per terminal (RLIMIT_NPROC in its user namespace), ${data}; shared memory (MAP_SHARED, memfd) not bounded; ${tmp}`;
 }

@@ -10,10 +10,14 @@ import {
   resolveSandboxIdentity,
 } from '../../../src/adapters/sandbox/sandbox-identity.js';
 import { SandboxUnavailableError } from '../../../src/adapters/sandbox/sandbox-unavailable-error.js';
+import { TerminalCgroups } from '../../../src/adapters/terminal-cgroups.js';
 import type { SandboxProfile } from '../../../src/sandbox-profile.js';
 
 /** As root, commands must run as the install step's unprivileged user. */
 const identity = process.getuid?.() === 0 ? resolveSandboxIdentity('termgate-sandbox') : null;
+
+/** As root with writable cgroup controllers (this project's CI), terminals get a cgroup each. */
+const withCgroups = TerminalCgroups.detect() !== null || (process.env.CI && identity !== null) ? it : it.skip;
 
 /** Real bubblewrap: how the adapter fails closed. */
 describe('BubblewrapSandbox', () => {
@@ -51,6 +55,69 @@ describe('BubblewrapSandbox', () => {
       );
     },
   );
+
+  withCgroups(
+    'each terminal is born in a cgroup of its own with the limits, which the server never joins, removed once it ended',
+    async () => {
+      const limits = { processes: 77, memoryMiB: 123, tmpMiB: 16 };
+      const sandbox = await BubblewrapSandbox.start({ network: 'none', runtimeDir: dir, identity, limits });
+      try {
+        expect(sandbox.layers.limits).toMatch(/^cgroup v[12] per terminal: .*123 MiB.*pids\.max 77/);
+        const own = readFileSync('/proc/self/cgroup', 'utf8');
+        const spawned = await sandbox
+          .spawner(new CrossSpawnProcessSpawner())
+          .spawn({ argv: ['sleep', '1000'], cwd: dir, env, sandbox: profile('none') });
+        // The launcher joins, then execs bwrap: the leader's cgroups are the terminal's.
+        let lines: string[] = [];
+        for (let i = 0; i < 200 && !lines.some((l) => l.includes('/t-')); i++) {
+          lines = readFileSync(`/proc/${spawned.pid}/cgroup`, 'utf8').split('\n');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const memory = lines.find((l) => /^\d+:(memory)?:/.test(l) && l.includes('/t-'));
+        expect(memory).toBeDefined();
+        const mount = (controller: string): string =>
+          readFileSync('/proc/self/mountinfo', 'utf8')
+            .split('\n')
+            .map((l) => l.split(' '))
+            .find((f) => {
+              const dash = f.indexOf('-');
+              return controller === ''
+                ? f[dash + 1] === 'cgroup2'
+                : (f[dash + 3] ?? '').split(',').includes(controller);
+            })![4]!;
+        const v1 = memory!.split(':')[1] === 'memory';
+        const path = join(mount(v1 ? 'memory' : ''), memory!.split(':')[2]!);
+        const limit = readFileSync(join(path, v1 ? 'memory.limit_in_bytes' : 'memory.max'), 'utf8').trim();
+        expect(Number(limit)).toBe(123 * 1024 * 1024);
+        expect(readFileSync('/proc/self/cgroup', 'utf8')).toBe(own);
+        spawned.signalGroup('SIGKILL');
+        await spawned.exited;
+        let gone = false;
+        for (let i = 0; i < 300 && !gone; i++) {
+          gone = !readdirSync(join(path, '..')).includes(path.split('/').at(-1)!);
+          if (!gone) await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(gone).toBe(true);
+      } finally {
+        await sandbox.close();
+      }
+    },
+    30_000,
+  );
+
+  it('with cgroups off, the limits are rlimits, and the record says so', async () => {
+    const sandbox = await BubblewrapSandbox.start({
+      network: 'all',
+      runtimeDir: dir,
+      identity,
+      cgroups: false,
+    });
+    try {
+      expect(sandbox.layers.limits).toMatch(/^rlimits only/);
+    } finally {
+      await sandbox.close();
+    }
+  });
 
   it('refuses a request without a profile, and one whose network it did not start', async () => {
     const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir, identity });
