@@ -143,7 +143,8 @@ describe('McpServer errors', () => {
 
   it('a failure that is not a protocol error is answered -32603 with its message', async () => {
     const { host, client } = await withTerminal();
-    host.refuseOutputWith = new Error('disk gone');
+    // Not a TermhostError: a failure the tools do not turn into a tool result.
+    host.refuseOutputWith = new Error('disk gone') as never;
     const answer = await client.request(
       2,
       'tools/call',
