@@ -16,7 +16,7 @@ export const GROUPS = {
     mutate: ['packages/transport-stdio/src/**/*.ts', '!packages/transport-stdio/src/index.ts'],
     tests: ['packages/transport-stdio/test/**/*.test.ts'],
     tsconfig: 'packages/transport-stdio/tsconfig.json',
-    break: 85,
+    break: 90,
   },
   audit: {
     description: 'the audit chain, checkpoints and verification',
@@ -32,7 +32,7 @@ export const GROUPS = {
     // dist/, which a mutant run does not rebuild; its other tests are in-process.
     tests: ['packages/audit/test/**/*.test.ts', '!**/pino-audit-sink.test.ts'],
     tsconfig: 'packages/audit/tsconfig.json',
-    break: 70,
+    break: 95,
   },
   approvals: {
     description: 'approvals (ask, allow_always) and the sealed requestState of input_required',
@@ -49,7 +49,7 @@ export const GROUPS = {
       'packages/core/test/mcp/**/*.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
-    break: 80,
+    break: 85,
   },
   gate: {
     description: "the policy gate and the engine's decision combining",
@@ -60,7 +60,7 @@ export const GROUPS = {
       'packages/policy/test/approval/**/*.test.ts',
     ],
     tsconfig: 'packages/policy/tsconfig.json',
-    break: 60,
+    break: 92,
   },
   sandbox: {
     description: 'the sandbox: bubblewrap arguments, host allowlist, the policy sandbox view and profiler',
@@ -95,6 +95,6 @@ export const GROUPS = {
     mutate: ['packages/core/src/mcp/mcp-server.ts:186-337', 'packages/core/src/mcp/mcp-server.ts:494-532'],
     tests: ['packages/core/test/mcp/**/*.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
-    break: 60,
+    break: 78,
   },
 };
