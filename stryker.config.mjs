@@ -30,12 +30,12 @@ export default {
   // sibling plugins from its own node_modules.
   plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker'],
   testRunner: 'jest',
-  // jest.config.ts is the suite's own config: ts-jest with tsconfig.jest.json
+  // jest.base.config.ts is the suite's own config (one project; jest.config.ts splits it into lanes): ts-jest with tsconfig.jest.json
   // (CommonJS tests of ESM sources). Only the group's tests are matched, and
   // each run is narrowed further to the tests related to the mutated file.
   jest: {
     projectType: 'custom',
-    configFile: 'jest.config.ts',
+    configFile: 'jest.base.config.ts',
     enableFindRelatedTests: true,
     config: {
       testMatch: group.tests.map((glob) => (glob.startsWith('!') ? glob : `<rootDir>/${glob}`)),

@@ -41,7 +41,7 @@ if os.fork() == 0:
 let counter = 0;
 const marker = (): string => `${4000 + (process.pid % 1000)}.${Date.now() % 100000}${counter++}`;
 
-async function until(check: () => boolean, timeoutMs = 8_000): Promise<boolean> {
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return true;
@@ -82,7 +82,7 @@ describe.each([['required', true]] as const)('session escapes, sandbox.mode: %s'
       expect(await until(() => processesWith(`sleep ${m}`).length > 0)).toBe(true);
       await call(server, 'terminal_kill', { terminalId: id });
       await call(server, 'terminal_release', { terminalId: id });
-      const gone = await until(() => processesWith(`sleep ${m}`).length === 0, confined ? 8_000 : 3_000);
+      const gone = await until(() => processesWith(`sleep ${m}`).length === 0, confined ? 20_000 : 3_000);
       const survivors = processesWith(`sleep ${m}`);
       killAll(survivors);
       expect(gone).toBe(confined);

@@ -28,8 +28,8 @@ export function hangingJudgeWorker(): string {
 /** The command line that `hangingJudgeWorker()` never answers (the fixture spells it too). */
 export const HANG_COMMAND = 'termgate-judge-worker-test: hang';
 
-/** Polls `condition` every 10 ms until it holds, or fails after `ms`. */
-export async function waitUntil(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
+/** Polls `condition` every 10 ms until it holds, or fails after `ms` (generous: a loaded machine starts workers slowly). */
+export async function waitUntil(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);

@@ -102,7 +102,9 @@ export interface CgroupLauncher {
  * A {@link ProcessSpawner} that gives every command its own cgroup v2,
  * created below `root` (see {@link createTerminalCgroupRoot}). A process
  * can leave its session and process group (`setsid`, a detached child, a
- * double fork) but not its cgroup: signals go to the process group **and**
+ * double fork) but not its cgroup, unless it may write another cgroup's
+ * `cgroup.procs` (root, or the owner of a delegated cgroup: this tracks, it
+ * does not confine): signals go to the process group **and**
  * to every process of the cgroup (SIGKILL through `cgroup.kill`, atomic
  * against forks), and the group counts as alive while the cgroup is
  * populated. The cgroup is removed once empty.

@@ -255,12 +255,16 @@ export class WireServer {
     return this.nextId++;
   }
 
-  /** Sends a request and resolves with its response (result or error). */
+  /**
+   * Sends a request and resolves with its response (result or error). The
+   * default waits (60 s for a message, 30 s for an exit) only bound a failure:
+   * a loaded machine starts a sandboxed server's gate slowly.
+   */
   async request(
     method: string,
     params?: Record<string, unknown>,
     id: RequestId = this.id(),
-    timeoutMs = 15_000,
+    timeoutMs = 60_000,
   ): Promise<WireMessage> {
     const from = this.mark();
     this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
@@ -274,7 +278,7 @@ export class WireServer {
   waitFor(
     predicate: (message: WireMessage) => boolean,
     what: string,
-    { from = 0, timeoutMs = 15_000 }: { from?: number; timeoutMs?: number } = {},
+    { from = 0, timeoutMs = 60_000 }: { from?: number; timeoutMs?: number } = {},
   ): Promise<WireMessage> {
     return new Promise((resolve, reject) => {
       let scanned = from;
@@ -311,13 +315,13 @@ export class WireServer {
   }
 
   /** Closes the server's stdin (EOF) and resolves when stdout has closed and the process exited. */
-  async closeStdin(timeoutMs = 10_000): Promise<ExitInfo> {
+  async closeStdin(timeoutMs = 30_000): Promise<ExitInfo> {
     this.child.stdin.end();
     return this.untilExit(timeoutMs);
   }
 
   /** Resolves when stdout has closed and the process exited; rejects after `timeoutMs`. */
-  async untilExit(timeoutMs = 10_000): Promise<ExitInfo> {
+  async untilExit(timeoutMs = 30_000): Promise<ExitInfo> {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(listener);
@@ -415,7 +419,7 @@ export function toolErrorText(response: WireMessage): string {
 }
 
 /** Polls until `pid` is gone; resolves false if it is still alive after `timeoutMs` (a guard, not a measurement). */
-export async function waitUntilGone(pid: number, timeoutMs = 5_000): Promise<boolean> {
+export async function waitUntilGone(pid: number, timeoutMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid)) {
     if (Date.now() > deadline) return false;
