@@ -95,6 +95,6 @@ export const GROUPS = {
     mutate: ['packages/core/src/mcp/mcp-server.ts:186-337', 'packages/core/src/mcp/mcp-server.ts:494-532'],
     tests: ['packages/core/test/mcp/**/*.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
-    break: 78,
+    break: 88,
   },
 };
