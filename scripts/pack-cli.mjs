@@ -11,8 +11,9 @@
 //   as in scripts/bundle-cli.mjs; the other npm packages stay external and
 //   are the manifest's `dependencies` (the grammar's wasm comes with
 //   tree-sitter-bash, resolved from the bundle as before);
-// - dist/adapters/judge-worker.js: the policy judge's worker process, bundled
-//   too (the server forks it by path);
+// - dist/adapters/judge-worker.js and profiler-worker.js: the policy judge's
+//   and the sandbox profiler's worker threads, bundled too (the server starts
+//   them by path);
 // - dist/schema/policy.schema.json: the policy schema, read next to the code;
 // - policies/ (the shipped default policy), examples/, README.md, LICENSE.
 // `TERMGATE_PACKAGED` tells the bundled policy code it runs from this layout
@@ -35,7 +36,8 @@ const out = resolve(values.out ?? stage);
 const manifest = JSON.parse(readFileSync(resolve(cli, 'package.json'), 'utf8'));
 const main = resolve(cli, 'dist/main.js');
 const worker = resolve(repo, 'packages/policy/dist/adapters/judge-worker.js');
-for (const file of [main, worker]) {
+const profilerWorker = resolve(repo, 'packages/policy/dist/adapters/profiler-worker.js');
+for (const file of [main, worker, profilerWorker]) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`npx tsc -b\` first`);
 }
 
@@ -43,7 +45,7 @@ rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 const external = new Set(Object.keys(manifest.dependencies ?? {}));
 await build({
-  entryPoints: { bin: main, 'adapters/judge-worker': worker },
+  entryPoints: { bin: main, 'adapters/judge-worker': worker, 'adapters/profiler-worker': profilerWorker },
   outdir: resolve(stage, 'dist'),
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,

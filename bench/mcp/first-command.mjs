@@ -1,30 +1,48 @@
 #!/usr/bin/env node
 /**
- * First command after start, warm one-call latency and whole-tree RSS:
- * termgate against the SDK 2.4.0 baseline server (bench/mcp/sdk-baseline-server.mjs)
- * and two peers from npm, side by side in one run, interleaved.
+ * Issue #22's side-by-side run: the first command after `tools/list`, warm
+ * `echo hi` and whole-tree RSS, termgate (sandboxed with the shipped default
+ * policy, and unsandboxed) against the peers, interleaved in one run.
  *
- *   mkdir -p /tmp/peers && (cd /tmp/peers && npm init -y >/dev/null && \
- *     npm install --ignore-scripts mcp-server-commands@0.5.0 @wonderwhy-er/desktop-commander@0.2.52)
- *   npx -y pnpm@12.4.2 run build && node bench/mcp/first-command.mjs --peers /tmp/peers [--runs 5] [--calls 30] [--warmup 20]
+ *   npx tsc -b && node scripts/bundle-cli.mjs
+ *   node bench/mcp/first-command.mjs [--runs 5] [--calls 30] [--warmup 20] \
+ *     [--before /path/to/other/checkout/packages/cli/dist/bin.js] [--srt-node /path/to/node-24]
+ *
+ * The peers are installed by the bench (npm, pinned, into the ignored
+ * .bench-out/peers; `--peers DIR` to reuse another): mcp-server-commands
+ * 0.5.0 (no confinement), @openai/codex-shell-tool-mcp 0.97.0 (Landlock +
+ * seccomp through the `codex-linux-sandbox` of @openai/codex 0.97.0, set by
+ * Codex's `codex/sandbox-state/update` request), and the MCP SDK server of
+ * bench/mcp/srt-reference-server.mjs wrapping each command in
+ * @anthropic-ai/sandbox-runtime 0.0.83 (needs Node ≥ 22.12: `--srt-node`,
+ * and ripgrep on PATH). `--before` adds another termgate build (say, main's)
+ * to the same run. All on loopback; no network is used after the install.
  *
  * Every server gets the same client: raw JSON lines, the 2025 `initialize`
- * handshake (the peers speak only that era), then one tool call that runs
- * `echo hi` and returns its output (the SDK baseline's `terminal_run`
- * returns only the exit status: it is a lower bound). Per run:
- * - start → handshake answered, and the first `echo hi` call (the figure
- *   the issue names: "the first command after start");
+ * handshake (the peers speak only that era), `tools/list`, then one tool
+ * call that runs `echo hi` and returns its output. Per run:
+ * - start → `tools/list` answered, then the first `echo hi` call (the
+ *   figure #22 names: "first command after `tools/list`");
  * - peak RSS of the server's whole process tree (the server and every
- *   descendant, summed from /proc every 5 ms) over start, handshake and the
- *   warm calls;
+ *   descendant, summed from /proc every 5 ms) over the whole run, and the
+ *   tree's RSS settled, 0.5 s after the last call;
  * - after the first call and `--warmup` untimed ones, `--calls` more
  *   `echo hi` calls: median and p90.
- * Servers run with HOME in a scratch directory (Desktop Commander writes its
- * config there). Prints Markdown on stdout. Not a test: no pass/fail.
+ * Servers run with HOME in a scratch directory, cwd a scratch workspace.
+ * Prints Markdown on stdout. Not a test: no pass/fail.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,49 +53,122 @@ function option(name, fallback) {
   return index === -1 ? fallback : process.argv[index + 1];
 }
 
-const PEERS = option('peers', undefined);
+const PEERS = path.resolve(option('peers', path.join(REPO_ROOT, '.bench-out', 'peers')));
 const RUNS = Number(option('runs', 5));
 const CALLS = Number(option('calls', 30));
 /** Untimed calls between the first call and the timed warm ones (JIT, lazily compiled schemas, a worker's first parses). */
 const WARMUP = Number(option('warmup', 20));
-const SCRATCH = mkdtempSync(path.join(tmpdir(), 'termgate-first-command-'));
+const BEFORE = option('before', undefined);
+const SRT_NODE = option('srt-node', process.env.SRT_NODE);
+const PINNED = [
+  'mcp-server-commands@0.5.0',
+  '@openai/codex-shell-tool-mcp@0.97.0',
+  '@openai/codex@0.97.0',
+  '@anthropic-ai/sandbox-runtime@0.0.83',
+];
+
+/** Installs the pinned peers once (npm, scripts off) and names Codex's sandbox helper. */
+function installPeers() {
+  mkdirSync(PEERS, { recursive: true });
+  const missing = PINNED.filter((spec) => {
+    const name = spec.slice(0, spec.lastIndexOf('@'));
+    const version = spec.slice(spec.lastIndexOf('@') + 1);
+    const manifest = path.join(PEERS, 'node_modules', name, 'package.json');
+    return !existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).version !== version;
+  });
+  if (missing.length > 0) {
+    if (!existsSync(path.join(PEERS, 'package.json')))
+      writeFileSync(path.join(PEERS, 'package.json'), '{"private":true}\n');
+    process.stderr.write(`installing ${missing.join(' ')} into ${PEERS}\n`);
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...missing], {
+      cwd: PEERS,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  // codex dispatches on its arg0: run as `codex-linux-sandbox`, it applies Landlock + seccomp.
+  const helper = path.join(PEERS, 'codex-linux-sandbox');
+  const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
+  if (!existsSync(helper))
+    symlinkSync(path.join(PEERS, 'node_modules/@openai/codex/vendor', triple, 'codex/codex'), helper);
+  return helper;
+}
+
+const CODEX_SANDBOX = installPeers();
+const SCRATCH = mkdtempSync('/var/tmp/termgate-first-command-');
+const WORKSPACE = path.join(SCRATCH, 'ws');
+mkdirSync(WORKSPACE);
+const UNSANDBOXED_POLICY = path.join(SCRATCH, 'allow.yaml');
+writeFileSync(
+  UNSANDBOXED_POLICY,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a policy placeholder, not a template
+  "default: allow\ncwd: { roots: ['${SERVER_CWD}'] }\nsandbox: { mode: off }\n",
+);
 let audits = 0;
+const output = (result) => JSON.stringify(result.content ?? []);
+
+const termgate = (label, bin, policy) => ({
+  label,
+  args: () => [
+    bin,
+    'serve',
+    ...(policy === null ? [] : ['--policy', policy]),
+    '--audit',
+    path.join(SCRATCH, `audit-${label.replace(/\W+/g, '-')}`, `audit-${++audits}.jsonl`),
+  ],
+  call: { name: 'terminal_create', arguments: { command: 'echo hi' } },
+  ok: (result) => result.structuredContent?.output === 'hi\n',
+});
 
 const SERVERS = [
+  termgate('termgate, shipped default (sandbox on)', path.join(REPO_ROOT, 'packages/cli/dist/bin.js'), null),
+  termgate(
+    'termgate, `default: allow`, sandbox off',
+    path.join(REPO_ROOT, 'packages/cli/dist/bin.js'),
+    UNSANDBOXED_POLICY,
+  ),
+  ...(BEFORE === undefined
+    ? []
+    : [
+        termgate('before: termgate, shipped default (sandbox on)', BEFORE, null),
+        termgate('before: termgate, `default: allow`, sandbox off', BEFORE, UNSANDBOXED_POLICY),
+      ]),
   {
-    label: 'termgate serve (one call: `terminal_create`)',
-    args: () => [
-      path.join(REPO_ROOT, 'packages/cli/dist/bin.js'),
-      'serve',
-      '--audit',
-      path.join(SCRATCH, `audit-${++audits}.jsonl`),
-    ],
-    call: { name: 'terminal_create', arguments: { command: 'echo hi' } },
-    ok: (result) => result.structuredContent?.output === 'hi\n',
+    label: '`@openai/codex-shell-tool-mcp` 0.97.0 (Landlock + seccomp)',
+    args: () => [path.join(PEERS, 'node_modules/@openai/codex-shell-tool-mcp/bin/mcp-server.js')],
+    // What Codex sends before it uses the server: without it the server runs nothing on Linux.
+    prepare: (client) =>
+      client.request('codex/sandbox-state/update', {
+        sandboxPolicy: {
+          type: 'workspace-write',
+          writable_roots: [WORKSPACE],
+          network_access: false,
+          exclude_tmpdir_env_var: false,
+          exclude_slash_tmp: false,
+        },
+        codexLinuxSandboxExe: CODEX_SANDBOX,
+        sandboxCwd: WORKSPACE,
+      }),
+    call: { name: 'shell', arguments: { command: 'echo hi', workdir: WORKSPACE, login: false } },
+    ok: (result) => output(result).includes('\\"output\\":\\"hi\\\\n\\"'),
   },
+  ...(SRT_NODE === undefined
+    ? []
+    : [
+        {
+          label: 'MCP SDK server + `@anthropic-ai/sandbox-runtime` 0.0.83 per command',
+          node: SRT_NODE,
+          args: () => [path.join(REPO_ROOT, 'bench/mcp/srt-reference-server.mjs'), PEERS, WORKSPACE],
+          call: { name: 'run_command', arguments: { command: 'echo hi' } },
+          ok: (result) => output(result).includes('hi\\n') && result.isError !== true,
+        },
+      ]),
   {
-    label: 'SDK 2.4.0 baseline (`terminal_run`, exit status only)',
-    args: () => [path.join(REPO_ROOT, 'bench/mcp/sdk-baseline-server.mjs')],
-    call: { name: 'terminal_run', arguments: { command: 'echo', args: ['hi'] } },
-    ok: (result) => result.structuredContent?.exitCode === 0,
+    label: '`mcp-server-commands` 0.5.0 (no confinement)',
+    args: () => [path.join(PEERS, 'node_modules/mcp-server-commands/build/index.js')],
+    call: { name: 'run_command', arguments: { command: 'echo hi' } },
+    ok: (result) => output(result).includes('hi'),
   },
 ];
-if (PEERS !== undefined) {
-  SERVERS.push(
-    {
-      label: 'mcp-server-commands 0.5.0 (`run_command`)',
-      args: () => [path.join(PEERS, 'node_modules/mcp-server-commands/build/index.js')],
-      call: { name: 'run_command', arguments: { command: 'echo hi' } },
-      ok: (result) => JSON.stringify(result.content).includes('hi'),
-    },
-    {
-      label: 'Desktop Commander 0.2.52 (`start_process`)',
-      args: () => [path.join(PEERS, 'node_modules/@wonderwhy-er/desktop-commander/dist/index.js')],
-      call: { name: 'start_process', arguments: { command: 'echo hi', timeout_ms: 5000 } },
-      ok: (result) => JSON.stringify(result.content).includes('hi'),
-    },
-  );
-}
 
 /** Resident set size of `pid` and all its descendants, in bytes (0 once gone). */
 function treeRss(pid) {
@@ -107,10 +198,10 @@ function treeRss(pid) {
 }
 
 class LineClient {
-  constructor(args) {
+  constructor(args, node = process.execPath) {
     this.startedAt = performance.now();
-    this.child = spawn(process.execPath, args, {
-      cwd: REPO_ROOT,
+    this.child = spawn(node, args, {
+      cwd: WORKSPACE,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, HOME: SCRATCH },
     });
@@ -155,7 +246,10 @@ class LineClient {
   }
 
   async close() {
-    this.peakRss = Math.max(this.peakRss, treeRss(this.child.pid));
+    // Settled: what the tree holds once the calls are done (no command running).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    this.endRss = treeRss(this.child.pid);
+    this.peakRss = Math.max(this.peakRss, this.endRss);
     clearInterval(this.sampler);
     this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
@@ -165,14 +259,19 @@ class LineClient {
 }
 
 async function measure(server) {
-  const client = new LineClient(server.args());
+  const client = new LineClient(server.args(), server.node);
   await client.request('initialize', {
     protocolVersion: '2025-06-18',
     capabilities: {},
     clientInfo: { name: 'termgate-bench', version: '0.0.0' },
   });
   client.notify('notifications/initialized');
-  const handshake = performance.now() - client.startedAt;
+  if (server.prepare !== undefined) {
+    const prepared = await server.prepare(client);
+    if (prepared.error !== undefined) throw new Error(`${server.label}: ${JSON.stringify(prepared.error)}`);
+  }
+  await client.request('tools/list', {});
+  const listed = performance.now() - client.startedAt;
   const callAt = performance.now();
   const first = await client.request('tools/call', server.call);
   const firstCall = performance.now() - callAt;
@@ -187,52 +286,82 @@ async function measure(server) {
       throw new Error(`${server.label}: ${JSON.stringify(answer).slice(0, 400)}`);
   }
   await client.close();
-  return { handshake, firstCall, total: handshake + firstCall, warm, peakRss: client.peakRss };
+  return {
+    listed,
+    firstCall,
+    total: listed + firstCall,
+    warm,
+    peakRss: client.peakRss,
+    endRss: client.endRss,
+  };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.ceil(values.length / 2) - 1];
 const p90 = (values) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.9) - 1];
 
 async function main() {
-  const results = SERVERS.map(() => ({ handshake: [], firstCall: [], total: [], warm: [], peakRss: [] }));
-  for (const server of SERVERS) await measure(server); // warm the file-system cache
+  const results = SERVERS.map(() => ({
+    listed: [],
+    firstCall: [],
+    total: [],
+    warm: [],
+    peakRss: [],
+    endRss: [],
+  }));
+  for (const server of SERVERS) await measure(server); // warm the file-system cache (and termgate's policy check cache)
   for (let run = 0; run < RUNS; run++) {
     for (let k = 0; k < SERVERS.length; k++) {
       const index = (run + k) % SERVERS.length;
       const measured = await measure(SERVERS[index]);
       const into = results[index];
-      into.handshake.push(measured.handshake);
-      into.firstCall.push(measured.firstCall);
-      into.total.push(measured.total);
+      for (const key of ['listed', 'firstCall', 'total', 'peakRss', 'endRss']) into[key].push(measured[key]);
       into.warm.push(...measured.warm);
-      into.peakRss.push(measured.peakRss);
     }
   }
   const out = (text = '') => process.stdout.write(`${text}\n`);
   out(
-    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(2)}; ${RUNS} runs per server, ${CALLS} warm calls each after ${WARMUP} untimed.`,
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(2)} at the end; ${RUNS} runs per server, interleaved, ${CALLS} warm calls each after ${WARMUP} untimed.`,
   );
   out();
   out(
-    '| server | start → handshake ms | first `echo hi` call ms | start → first output ms | warm call median ms | warm p90 ms | peak tree RSS MB |',
+    '| server | start → `tools/list` ms | first `echo hi` after `tools/list` ms | warm `echo hi` median ms | warm p90 ms | peak tree RSS MB | settled tree RSS MB |',
   );
   out('|---|---:|---:|---:|---:|---:|---:|');
   SERVERS.forEach((server, i) => {
     const r = results[i];
     out(
-      `| ${server.label} | ${median(r.handshake).toFixed(1)} | ${median(r.firstCall).toFixed(1)} | ${median(r.total).toFixed(1)} | ${median(r.warm).toFixed(2)} | ${p90(r.warm).toFixed(2)} | ${(median(r.peakRss) / 1e6).toFixed(1)} |`,
+      `| ${server.label} | ${median(r.listed).toFixed(1)} | ${median(r.firstCall).toFixed(1)} | ${median(r.warm).toFixed(2)} | ${p90(r.warm).toFixed(2)} | ${(median(r.peakRss) / 1e6).toFixed(1)} | ${(median(r.endRss) / 1e6).toFixed(1)} |`,
     );
   });
   out();
-  const ours = results[0];
-  const sdk = results[1];
+  const of = (prefix) => results[SERVERS.findIndex((s) => s.label.startsWith(prefix))];
+  const sandboxed = of('termgate, shipped');
+  const unsandboxed = of('termgate, `default');
+  const codex = of('`@openai/codex');
+  const commands = of('`mcp-server-commands');
+  const srt = of('MCP SDK server');
+  const peersSandboxed = [codex, srt].filter((r) => r !== undefined);
+  const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+  const fastestFirst = Math.min(...peersSandboxed.map((r) => median(r.firstCall)));
+  const smallestRss = Math.min(...peersSandboxed.map((r) => median(r.peakRss)));
+  const smallestSettled = Math.min(...peersSandboxed.map((r) => median(r.endRss)));
+  out('| #22 target | measured | target |');
+  out('|---|---:|---:|');
   out(
-    `termgate / SDK baseline: first command after start ${(median(ours.total) / median(sdk.total)).toFixed(2)}×, peak tree RSS ${(median(ours.peakRss) / median(sdk.peakRss)).toFixed(2)}×.`,
+    `| sandboxed warm \`echo hi\` / codex-shell-tool-mcp | ${ratio(median(sandboxed.warm), median(codex.warm))} | ≤ 1.0× |`,
   );
-  if (SERVERS.length > 2) {
-    const fastest = Math.min(...results.slice(2).map((r) => median(r.warm)));
-    out(`termgate warm one-call \`echo hi\` / fastest peer: ${(median(ours.warm) / fastest).toFixed(2)}×.`);
-  }
+  out(
+    `| unsandboxed warm \`echo hi\` / mcp-server-commands | ${ratio(median(unsandboxed.warm), median(commands.warm))} | ≤ 1.2× |`,
+  );
+  out(
+    `| first command after \`tools/list\` (sandboxed) / fastest sandboxed peer | ${ratio(median(sandboxed.firstCall), fastestFirst)} | ≤ 10× |`,
+  );
+  out(
+    `| whole tree RSS (sandboxed) / smallest sandboxed peer, peak | ${ratio(median(sandboxed.peakRss), smallestRss)} | ≤ 2× |`,
+  );
+  out(
+    `| whole tree RSS (sandboxed) / smallest sandboxed peer, settled | ${ratio(median(sandboxed.endRss), smallestSettled)} | ≤ 2× |`,
+  );
 }
 
 main()

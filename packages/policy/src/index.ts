@@ -1,12 +1,14 @@
 /**
  * Public API of @termgate/policy: the policy engine, the gate, and the bodies
  * of the audit records the gate writes (the trail itself is @termgate/audit).
- * Named exports only. The adapter that runs the judge in a worker process is
- * `@termgate/policy/adapters`.
+ * Named exports only. The adapters that run the judge and the sandbox
+ * profiler in worker threads are `@termgate/policy/adapters`.
  */
 
 export {
+  type NetworkConnection,
   type NetworkRefusal,
+  networkAllowedEvent,
   networkRefusedEvent,
   type PolicyInfo,
   type RecordedDecision,
@@ -47,6 +49,7 @@ export type {
 export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
 export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';
 export { COMMAND_JUDGE, type CommandJudge } from './ports/command-judge.js';
+export type { SandboxProfileSource } from './ports/sandbox-profile-source.js';
 export { sandboxProfileSha256 } from './sandbox/profile-digest.js';
 export {
   type ProtectedPaths,

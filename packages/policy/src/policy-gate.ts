@@ -23,8 +23,8 @@ import {
 import type { PolicyDecision } from './decision.js';
 import { describeCause } from './describe-cause.js';
 import type { CommandJudge } from './ports/command-judge.js';
+import type { SandboxProfileSource } from './ports/sandbox-profile-source.js';
 import { sandboxProfileSha256 } from './sandbox/profile-digest.js';
-import type { SandboxProfiler } from './sandbox/sandbox-profiler.js';
 
 /**
  * Decides the verbs after `create` (output, wait, kill, release). The
@@ -40,14 +40,20 @@ export const allowFollowUps: FollowUpPolicy = (request) => ({
   reason: `terminal ${request.terminalId} passed the gate at create`,
 });
 
+/** A computed sandbox profile, or why there is none. */
+type Profiled = { readonly profile: SandboxProfile } | { readonly error: unknown };
+
 export interface PolicyGateOptions {
   readonly followUp?: FollowUpPolicy;
   /**
    * When given and enabled, every allowed create carries the sandbox profile
    * for its cwd; its sha256 is in the decision and spawn records. A profile
-   * that cannot be computed turns the allow into a refusal.
+   * that cannot be computed turns the allow into a refusal. When both the
+   * judge and the profile answer with promises, the profile of the request's
+   * cwd is computed while the judge works (and again for the judge's
+   * resolved cwd when that differs); it is never reused for another create.
    */
-  readonly sandbox?: SandboxProfiler;
+  readonly sandbox?: SandboxProfileSource;
   /** The clock approval latencies are measured with (ms). Default `performance.now`. */
   readonly now?: () => number;
 }
@@ -87,7 +93,7 @@ export interface PolicyGateOptions {
  */
 export class PolicyGate implements Gate, TerminalObserver {
   private readonly followUp: FollowUpPolicy;
-  private readonly sandbox: SandboxProfiler | null;
+  private readonly sandbox: SandboxProfileSource | null;
   /** pid of each spawned, not yet exited terminal, for its exit record. */
   private readonly pids = new Map<TerminalId, number>();
   /** sha256 of each allowed create's sandbox profile, for its spawn record. */
@@ -137,13 +143,45 @@ export class PolicyGate implements Gate, TerminalObserver {
         env: { ...spec.env },
       });
     } catch (error) {
-      return this.answerCreate(request, judgeFailed(error));
+      return this.answerCreate(request, judgeFailed(error), undefined);
     }
-    if (!isPromiseLike(answer)) return this.answerCreate(request, checkedAnswer(answer));
+    if (!isPromiseLike(answer)) return this.profiled(request, checkedAnswer(answer), null);
+    // While the judge works: the profile of the cwd the request names, for this create only.
+    const early = this.sandbox !== null ? this.profileOf(spec.cwd) : null;
+    if (early !== null && isPromiseLike(early)) early.then(undefined, () => {}); // a deny never awaits it
     return Promise.resolve(answer).then(
-      (settled) => this.answerCreate(request, checkedAnswer(settled)),
-      (error: unknown) => this.answerCreate(request, judgeFailed(error)),
+      (settled) => this.profiled(request, checkedAnswer(settled), early),
+      (error: unknown) => this.profiled(request, judgeFailed(error), early),
     );
+  }
+
+  /** The sandbox profile of `cwd`, or what made it fail (never throws). */
+  private profileOf(cwd: string): Profiled | Promise<Profiled> {
+    let profile: SandboxProfile | Promise<SandboxProfile>;
+    try {
+      profile = (this.sandbox as SandboxProfileSource).profile(cwd);
+    } catch (error) {
+      return { error };
+    }
+    if (!isPromiseLike(profile)) return { profile };
+    return Promise.resolve(profile).then(
+      (computed) => ({ profile: computed }),
+      (error: unknown) => ({ error }),
+    );
+  }
+
+  /** Adds the sandbox profile (an ask gets the one an allow would have), then records and answers. */
+  private profiled(
+    request: GateRequest,
+    judged: RecordedDecision,
+    early: Profiled | Promise<Profiled> | null,
+  ): GateDecision | Promise<GateDecision> {
+    if (judged.decision === 'deny' || this.sandbox === null)
+      return this.answerCreate(request, judged, undefined);
+    const cwd = judged.resolvedCwd ?? request.spec.cwd;
+    const profiled = early !== null && cwd === request.spec.cwd ? early : this.profileOf(cwd);
+    if (!isPromiseLike(profiled)) return this.answerCreate(request, judged, profiled);
+    return Promise.resolve(profiled).then((settled) => this.answerCreate(request, judged, settled));
   }
 
   /**
@@ -151,19 +189,22 @@ export class PolicyGate implements Gate, TerminalObserver {
    * cannot be written). An `ask` is asked after its record, and answered once
    * the answer is recorded too.
    */
-  private answerCreate(request: GateRequest, judged: RecordedDecision): GateDecision | Promise<GateDecision> {
+  private answerCreate(
+    request: GateRequest,
+    judged: RecordedDecision,
+    profiled: Profiled | undefined,
+  ): GateDecision | Promise<GateDecision> {
     let sandbox: SandboxProfile | undefined;
     let decided = judged;
-    // An ask runs, if approved, exactly as an allow would: same cwd, same sandbox.
-    if (judged.decision !== 'deny' && this.sandbox !== null) {
-      try {
-        sandbox = this.sandbox.profile(judged.resolvedCwd ?? request.spec.cwd);
+    if (profiled !== undefined) {
+      if ('profile' in profiled) {
+        sandbox = profiled.profile;
         decided = { ...judged, sandboxSha256: sandboxProfileSha256(sandbox) };
-      } catch (error) {
+      } else {
         decided = {
           decision: 'deny',
           ruleIds: [],
-          reason: `the sandbox profile could not be computed: ${describeCause(error)}; nothing was run`,
+          reason: `the sandbox profile could not be computed: ${describeCause(profiled.error)}; nothing was run`,
           subcommands: judged.subcommands ?? [],
           resolvedCwd: judged.resolvedCwd ?? null,
         };

@@ -9,7 +9,7 @@ import {
   type SandboxPolicy,
   SandboxProfiler,
 } from '@termgate/policy';
-import type { GateVerb } from '@termgate/termhost';
+import type { GateVerb, SandboxProfile } from '@termgate/termhost';
 import { OrderedSink } from './support/ordered-sink.js';
 import { gateRequest, MCP_CALLER } from './support/requests.js';
 import { allow, deny, TableJudge } from './support/table-judge.js';
@@ -463,5 +463,95 @@ describe('PolicyGate: lifecycle records', () => {
     sink.failWith(new Error('ENOSPC'));
     const gate = new PolicyGate(judgeTable(), sink, POLICY);
     expect(() => gate.onSpawned({ terminalId: 't', pid: 1, caller: {} })).toThrow(/ENOSPC/);
+  });
+});
+
+describe('PolicyGate: an asynchronous judge and an asynchronous profile', () => {
+  const PROFILE = (cwd: string): SandboxProfile => ({
+    filesystem: {
+      emptied: [],
+      readable: [],
+      sockets: [],
+      writable: [cwd],
+      readOnly: [],
+      placeholderDirectories: [],
+      placeholderFiles: [],
+      hiddenDirectories: [],
+      hiddenFiles: [],
+      tmp: null,
+    },
+    network: 'none',
+  });
+
+  /** A judge whose answer waits for `release`, a profiler that logs each call and answers on a later turn. */
+  function world(decision: PolicyDecision, profileError: Error | null = null) {
+    const log: string[] = [];
+    let release: () => void = () => {};
+    const judge = {
+      judge: (request: CommandRequest): Promise<PolicyDecision> =>
+        new Promise((resolve) => {
+          log.push(`judge ${request.cwd}`);
+          release = () => {
+            log.push('judged');
+            resolve(decision);
+          };
+        }),
+    };
+    const sandbox = {
+      enabled: true,
+      profile: (cwd: string): Promise<SandboxProfile> => {
+        log.push(`profile ${cwd}`);
+        return new Promise((resolve, reject) =>
+          setImmediate(() => (profileError !== null ? reject(profileError) : resolve(PROFILE(cwd)))),
+        );
+      },
+    };
+    return { log, judge, sandbox, release: () => release() };
+  }
+
+  test('the profile of the request cwd is computed while the judge works, and used when the judge keeps that cwd', async () => {
+    const { log, judge, sandbox, release } = world(allow('ok', ['r']));
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(judge, sink, POLICY, { sandbox });
+    const request = gateRequest('create', 'npm test');
+    const answer = gate.decide(request);
+    // Before the judge answered, the profile was already asked for.
+    expect(log).toEqual([`judge ${request.spec.cwd}`, `profile ${request.spec.cwd}`]);
+    release();
+    await expect(answer).resolves.toMatchObject({ allow: true, sandbox: PROFILE(request.spec.cwd) });
+    expect(log).toEqual([`judge ${request.spec.cwd}`, `profile ${request.spec.cwd}`, 'judged']);
+    expect(sink.records[0]).toMatchObject({ termgate: { sandbox: { sha256: expect.any(String) } } });
+  });
+
+  test('a judge that resolves another cwd gets the profile of that cwd, computed after it answered', async () => {
+    const { log, judge, sandbox, release } = world(allow('ok', ['r'], { resolvedCwd: '/elsewhere' }));
+    const gate = new PolicyGate(judge, new InMemoryAuditSink(), POLICY, { sandbox });
+    const answer = gate.decide(gateRequest('create', 'npm test'));
+    release();
+    await expect(answer).resolves.toMatchObject({
+      allow: true,
+      cwd: '/elsewhere',
+      sandbox: PROFILE('/elsewhere'),
+    });
+    expect(log.slice(-2)).toEqual(['judged', 'profile /elsewhere']);
+  });
+
+  test('a failing profile refuses an allow, and is harmless for a deny (no unhandled rejection)', async () => {
+    const failing = world(allow('ok', ['r']), new Error('too many mounts'));
+    const sink = new InMemoryAuditSink();
+    const gate = new PolicyGate(failing.judge, sink, POLICY, { sandbox: failing.sandbox });
+    const answer = gate.decide(gateRequest('create', 'npm test'));
+    failing.release();
+    await expect(answer).resolves.toMatchObject({
+      allow: false,
+      reason: 'the sandbox profile could not be computed: too many mounts; nothing was run',
+    });
+    expect(sink.records[0]).toMatchObject({ termgate: { decision: 'deny' } });
+    const denied = world(deny('no', ['d']), new Error('too many mounts'));
+    const other = new PolicyGate(denied.judge, new InMemoryAuditSink(), POLICY, { sandbox: denied.sandbox });
+    const refused = other.decide(gateRequest('create', 'rm -rf /'));
+    denied.release();
+    await expect(refused).resolves.toMatchObject({ allow: false, reason: 'no' });
+    await new Promise((resolve) => setImmediate(resolve));
   });
 });

@@ -254,7 +254,7 @@ export class ProcessTerminalHost implements TerminalHost {
     let child: SpawnedProcess;
     try {
       await checkDirectory(cwd);
-      child = await this.#spawn(judged, judged.env, decision.sandbox);
+      child = await this.#spawn(judged, judged.env, decision.sandbox, id);
     } catch (error) {
       this.#slots--;
       throw error;
@@ -283,6 +283,7 @@ export class ProcessTerminalHost implements TerminalHost {
     spec: ResolvedTerminalSpec,
     requestedEnv: Readonly<Record<string, string>>,
     sandbox: SandboxProfile | undefined,
+    terminalId: string,
   ): Promise<SpawnedProcess> {
     const line = spec.args === null;
     const env = commandEnvironment(line ? this.#lineEnv : this.#argvEnv, requestedEnv, line);
@@ -292,6 +293,7 @@ export class ProcessTerminalHost implements TerminalHost {
         argv: spec.argv,
         cwd: spec.cwd,
         env,
+        terminalId,
         ...(sandbox !== undefined && { sandbox }),
       });
     } catch (error) {

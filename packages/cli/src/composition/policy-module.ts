@@ -1,3 +1,5 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AUDIT_SINK, type AuditSink, type ChainHead, loadSigningKey } from '@termgate/audit';
 import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
 import {
@@ -11,11 +13,12 @@ import {
   recordServerStart,
   recordServerStop,
 } from '@termgate/policy';
-import { ChildProcessCommandJudge } from '@termgate/policy/adapters';
+import { WorkerThreadCommandJudge } from '@termgate/policy/adapters';
 import { GATE, TERMINAL_OBSERVER } from '@termgate/termhost';
 import { ContainerModule, type ResolutionContext } from 'inversify';
 import type { Notices } from '../logging.js';
 import { defaultAuditPath } from '../serve/default-audit-path.js';
+import { PolicyCheckCache } from '../serve/policy-check-cache.js';
 import { type SandboxRuntime, startSandbox } from '../serve/sandbox-runtime.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { TERMGATE_VERSION } from '../version.js';
@@ -32,15 +35,17 @@ import {
 
 /**
  * The policy side of the graph: the loaded policy, the command judge (a
- * worker process), the audit sink, the sandbox, the gate (also the
+ * worker thread), the audit sink, the sandbox, the gate (also the
  * terminals' observer), and the started runtime that ties them together.
  * This module imports @termgate/policy (the parser, YAML, the schema), so
  * the composition root loads it only once the protocol already answers.
  *
  * Every binding is a singleton; the start-up order fails closed: the policy
- * parses, validates and passes its own tests; `--shell` is bash; the judge
- * parsed the exact text that was hashed; the signing key reads; the trail
- * opens; the sandbox starts; the trail takes `server-start`. A failure
+ * parses and validates; `--shell` is bash; then, at the same time, the judge
+ * starts (it parsed the exact text that was hashed, and its examples and
+ * embedded tests pass, or passed before for this text and version) while
+ * the signing key reads, the trail opens and the sandbox starts; the trail
+ * takes `server-start` once all of them stand. A failure
  * throws after closing whatever had started, and nothing runs.
  */
 export const policyModule = new ContainerModule((options) => {
@@ -54,17 +59,23 @@ export const policyModule = new ContainerModule((options) => {
     return policy;
   });
 
-  // Commands are judged in a worker process, sent the exact policy text
+  // Commands are judged in a worker thread, sent the exact policy text
   // loaded and hashed here: the bash parser is never initialised and never
-  // parses in this process (its grammar wasm and heap live in the worker),
-  // which keeps it small and every command's fork() cheap.
-  options.bind<ChildProcessCommandJudge>(COMMAND_JUDGE).toDynamicValue(async (context) => {
+  // parses in the main thread (its grammar wasm and heap live in the worker).
+  // The rules' examples and the embedded tests run once per policy text and
+  // termgate version: with the sandbox on, a passing run is remembered in the
+  // audit trail's directory, which no command can reach (`PolicyCheckCache`).
+  options.bind<WorkerThreadCommandJudge>(COMMAND_JUDGE).toDynamicValue(async (context) => {
     const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);
+    const config = context.get<ServeConfig>(SERVE_CONFIG);
     const { judgeWorkerPath } = context.get<CompositionOptions>(COMPOSITION_OPTIONS);
-    const judge = await ChildProcessCommandJudge.start({
+    const cache = policy.sandbox.mode === 'required' ? policyCheckCache(auditPathOf(config)) : null;
+    const checked = cache?.passed(policy.text) ?? false;
+    const judge = await WorkerThreadCommandJudge.start({
       policyPath: policy.path,
       policyText: policy.text,
-      requirePassingTests: true,
+      requirePassingTests: !checked,
+      checkExamples: !checked,
       ...(judgeWorkerPath !== undefined && { workerPath: judgeWorkerPath }),
     });
     // The worker confirmed it parsed the text it was sent; that text must be the file that was hashed.
@@ -74,6 +85,8 @@ export const policyModule = new ContainerModule((options) => {
         `the policy judge parsed sha256 ${judge.sha256}, not the file's ${policy.sha256} (is ${policy.path} valid UTF-8?)`,
       );
     }
+    // Only now: the start resolved, so the examples and the tests passed.
+    if (!checked) cache?.record(policy.text);
     return judge;
   });
 
@@ -99,6 +112,7 @@ export const policyModule = new ContainerModule((options) => {
 
   options.bind<SandboxRuntime | null>(SANDBOX_RUNTIME).toDynamicValue(async (context) => {
     const config = context.get<ServeConfig>(SERVE_CONFIG);
+    const { judgeWorkerPath } = context.get<CompositionOptions>(COMPOSITION_OPTIONS);
     const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);
     return startSandbox(
       policy,
@@ -107,6 +121,10 @@ export const policyModule = new ContainerModule((options) => {
         auditPath: auditPathOf(config),
         installRoot: INSTALL_ROOT,
         signingKeyPath: config.auditSigningKeyPath ?? null,
+        // Tests that run the sources name the built judge worker; the profiler's is its sibling.
+        ...(judgeWorkerPath !== undefined && {
+          profilerWorkerPath: join(dirname(judgeWorkerPath), 'profiler-worker.js'),
+        }),
       },
       await context.getAsync<AuditSink>(AUDIT_SINK),
     );
@@ -116,7 +134,7 @@ export const policyModule = new ContainerModule((options) => {
     const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);
     const sandbox = await context.getAsync<SandboxRuntime | null>(SANDBOX_RUNTIME);
     return new PolicyGate(
-      await context.getAsync<ChildProcessCommandJudge>(COMMAND_JUDGE),
+      await context.getAsync<WorkerThreadCommandJudge>(COMMAND_JUDGE),
       await context.getAsync<AuditSink>(AUDIT_SINK),
       { path: policy.path, sha256: policy.sha256 },
       sandbox === null ? {} : { sandbox: sandbox.profiler },
@@ -128,6 +146,12 @@ export const policyModule = new ContainerModule((options) => {
   options.bind<PolicyRuntime>(POLICY_RUNTIME_STARTED).toDynamicValue(startPolicyRuntime);
 });
 
+/** The start-up check cache in the trail's directory (canonical, when it exists). */
+function policyCheckCache(auditPath: string): PolicyCheckCache {
+  const dir = dirname(auditPath);
+  return PolicyCheckCache.in(existsSync(dir) ? realpathSync(dir) : dir, TERMGATE_VERSION);
+}
+
 function auditPathOf(config: ServeConfig): string {
   return config.auditPath ?? defaultAuditPath();
 }
@@ -137,13 +161,27 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
   const config = context.get<ServeConfig>(SERVE_CONFIG);
   const notices = context.get<Notices>(NOTICES);
   const policy = await context.getAsync<LoadedPolicy>(LOADED_POLICY);
-  const judge = await context.getAsync<ChildProcessCommandJudge>(COMMAND_JUDGE);
-  let sink: ChainedAuditSink | undefined;
-  let sandbox: SandboxRuntime | null = null;
+  // The judge's worker starts while the trail opens and the sandbox starts;
+  // the gate waits for all of them, and a failure of any closes the others.
+  const parts: { sink?: ChainedAuditSink; sandbox?: SandboxRuntime | null } = {};
+  const [judged, stood] = await Promise.allSettled([
+    context.getAsync<WorkerThreadCommandJudge>(COMMAND_JUDGE),
+    (async () => {
+      parts.sink = await context.getAsync<ChainedAuditSink>(AUDIT_SINK);
+      parts.sandbox = await context.getAsync<SandboxRuntime | null>(SANDBOX_RUNTIME);
+    })(),
+  ]);
+  if (judged.status === 'rejected' || stood.status === 'rejected') {
+    parts.sandbox?.close();
+    parts.sink?.close();
+    if (judged.status === 'fulfilled') await judged.value.close();
+    throw judged.status === 'rejected' ? judged.reason : (stood as PromiseRejectedResult).reason;
+  }
+  const judge = judged.value;
+  const sink = parts.sink as ChainedAuditSink;
+  const sandbox = parts.sandbox ?? null;
   let gate: PolicyGate;
   try {
-    sink = await context.getAsync<ChainedAuditSink>(AUDIT_SINK);
-    sandbox = await context.getAsync<SandboxRuntime | null>(SANDBOX_RUNTIME);
     gate = await context.getAsync<PolicyGate>(GATE);
     const network = policy.sandbox.network;
     recordServerStart(sink, {
@@ -157,7 +195,7 @@ async function startPolicyRuntime(context: ResolutionContext): Promise<PolicyRun
     });
   } catch (error) {
     sandbox?.close();
-    sink?.close();
+    sink.close();
     await judge.close();
     throw error;
   }

@@ -2,13 +2,14 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { AuditSink } from '@termgate/audit';
-import type { LoadedPolicy, SandboxProfiler as SandboxProfilerType } from '@termgate/policy';
+import type { LoadedPolicy, SandboxProfileSource } from '@termgate/policy';
 import type { ProcessSpawner } from '@termgate/termhost';
 import type { BubblewrapSandbox as BubblewrapSandboxType } from '@termgate/termhost/adapters';
 
 /** A started sandbox: the gate's profiler, the spawner that enforces it, and its end. */
 export interface SandboxRuntime {
-  readonly profiler: SandboxProfilerType;
+  /** Computes each create's profile in a worker thread, off the event loop. */
+  readonly profiler: SandboxProfileSource;
   readonly wrap: (inner: ProcessSpawner) => ProcessSpawner;
   /** Ends the shared network namespace and the proxy, removes the private /tmp. Idempotent. */
   readonly close: () => void;
@@ -24,6 +25,8 @@ export interface SandboxPaths {
   readonly installRoot: string;
   /** The audit checkpoint signing key, hidden from every command. */
   readonly signingKeyPath?: string | null;
+  /** The profiler thread's script; default the one built next to `@termgate/policy` (tests running sources point at it). */
+  readonly profilerWorkerPath?: string;
 }
 
 /**
@@ -56,7 +59,8 @@ export async function startSandbox(
     grantSandboxAccess,
     resolveSandboxIdentity,
   } = await import('@termgate/termhost/adapters');
-  const { networkRefusedEvent, SandboxProfiler } = await import('@termgate/policy');
+  const { networkAllowedEvent, networkRefusedEvent } = await import('@termgate/policy');
+  const { WorkerThreadSandboxProfiler } = await import('@termgate/policy/adapters');
   // First: on a machine where bubblewrap cannot run, that is the one thing to say.
   await BubblewrapSandbox.check();
   // Canonical paths: what the profiler protects must not lead through a symlink.
@@ -123,23 +127,42 @@ export async function startSandbox(
                   // The refusal stands; the sink's failure refuses the next decision.
                 }
               },
+              onAllowed: (allowed) => {
+                try {
+                  sink.append(networkAllowedEvent(allowed));
+                } catch {
+                  // The sink's failure refuses the next decision.
+                }
+              },
             },
     });
   } catch (error) {
     rmSync(runtimeDir, { recursive: true, force: true });
     throw error;
   }
-  const profiler = new SandboxProfiler(section, {
-    privateTmp,
-    protect: {
-      readOnly: [
-        realpathSync(paths.policyPath),
-        ...installation(realpathSync(paths.installRoot), section.writable),
-      ],
-      // Every server's runtime directory (its private /tmp and proxy socket) is hidden too.
-      hidden: [auditDir, ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []), runtimeBase],
-    },
-  });
+  let profiler: InstanceType<typeof WorkerThreadSandboxProfiler>;
+  try {
+    profiler = new WorkerThreadSandboxProfiler(section, {
+      ...(paths.profilerWorkerPath !== undefined && { workerPath: paths.profilerWorkerPath }),
+      privateTmp,
+      protect: {
+        readOnly: [
+          realpathSync(paths.policyPath),
+          ...installation(realpathSync(paths.installRoot), section.writable),
+        ],
+        // Every server's runtime directory (its private /tmp and proxy socket) is hidden too.
+        hidden: [
+          auditDir,
+          ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []),
+          runtimeBase,
+        ],
+      },
+    });
+  } catch (error) {
+    await sandbox.close();
+    rmSync(runtimeDir, { recursive: true, force: true });
+    throw error;
+  }
   let closed = false;
   const writable = section.writable.join(', ') || '(none)';
   return {
@@ -154,6 +177,7 @@ export async function startSandbox(
     close: () => {
       if (closed) return;
       closed = true;
+      void profiler.close();
       void sandbox.close().finally(() => rmSync(runtimeDir, { recursive: true, force: true }));
     },
   };

@@ -6,6 +6,7 @@
  * and what a command writes stays usable by the workspace's owner.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import * as path from 'node:path';
@@ -28,7 +29,42 @@ describe('under the shipped default policy, with the kernel layers', () => {
     const widened = text.replace(/^( {2}network:\n {4}allow:\n)/m, '$1      - 127.0.0.2\n');
     expect(widened).not.toBe(text);
     writeFileSync(policyPath, widened);
-    host = createServer((_req, res) => res.end('served by the host\n'));
+    // A one-package npm registry on the allowlisted address: `npm install` reaches it only through the
+    // proxy (127.0.0.2 is not in NO_PROXY), with the terminal's proxy credential from its proxy URL.
+    const pkgDir = path.join(world.root, 'registry', 'package');
+    execFileSync('mkdir', ['-p', pkgDir]);
+    writeFileSync(
+      path.join(pkgDir, 'package.json'),
+      JSON.stringify({ name: 'proxied-pkg', version: '1.0.0', main: 'index.js' }),
+    );
+    writeFileSync(path.join(pkgDir, 'index.js'), 'module.exports = "through the proxy";\n');
+    const tarball = execFileSync('tar', ['-czf', '-', '-C', path.dirname(pkgDir), 'package']);
+    const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
+    host = createServer((req, res) => {
+      const base = `http://127.0.0.2:${hostPort}`;
+      if (req.url === '/proxied-pkg') {
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            name: 'proxied-pkg',
+            'dist-tags': { latest: '1.0.0' },
+            versions: {
+              '1.0.0': {
+                name: 'proxied-pkg',
+                version: '1.0.0',
+                main: 'index.js',
+                dist: { tarball: `${base}/proxied-pkg/-/proxied-pkg-1.0.0.tgz`, integrity },
+              },
+            },
+          }),
+        );
+      } else if (req.url === '/proxied-pkg/-/proxied-pkg-1.0.0.tgz') {
+        res.setHeader('content-type', 'application/octet-stream');
+        res.end(tarball);
+      } else {
+        res.end('served by the host\n');
+      }
+    });
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.2', resolve));
     hostPort = (host.address() as { port: number }).port;
     const git = (...args: string[]): void => {
@@ -125,6 +161,22 @@ if __name__ == '__main__':
       await call(server, 'terminal_release', { terminalId: id });
     }
   }, 60_000);
+
+  test('npm install from a registry through the proxy', async () => {
+    const result = await run(
+      server,
+      `mkdir -p viaproxy && cd viaproxy && npm install --no-audit --no-fund --registry http://127.0.0.2:${hostPort}/ proxied-pkg 2>&1 && node -p "require('proxied-pkg')"`,
+      { timeoutSeconds: 120 },
+    );
+    expect(result.output).toContain('through the proxy');
+    expect(result.exitCode).toBe(0);
+    // It went through the proxy, with the terminal's credential: the trail has the allowed connection.
+    const allowed = readText(world.auditPath)
+      .split('\n')
+      .filter((line) => line.includes('"network-allowed"'))
+      .map((line) => JSON.parse(line) as { destination?: { address?: string; port?: number } });
+    expect(allowed.map((r) => r.destination)).toContainEqual(expect.objectContaining({ port: hostPort }));
+  }, 150_000);
 
   test('an HTTP fetch through the proxy reaches an allowlisted host', async () => {
     const result = await run(server, `curl -sS http://127.0.0.2:${hostPort}/`);

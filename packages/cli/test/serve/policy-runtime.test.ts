@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/audit';
@@ -10,7 +10,7 @@ import type { PolicyRuntime } from '../../src/composition/policy-runtime.js';
 import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import type { ServeConfig } from '../../src/serve/serve-config.js';
 
-/** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
+/** The policy judge runs in a worker thread; jest runs the sources, so it points the runtime at the built worker. */
 const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
 
 /** Starts the policy side as serve and acp-proxy do: through the composition root's POLICY_RUNTIME. */
@@ -40,7 +40,7 @@ const create = (command: string, cwd: string): GateRequest => ({
   caller: {},
 });
 
-describe('startPolicyRuntime with the judge in a worker process', () => {
+describe('startPolicyRuntime with the judge in a worker thread', () => {
   let dir: string;
   let policyPath: string;
   let auditPath: string;
@@ -108,7 +108,7 @@ describe('startPolicyRuntime with the judge in a worker process', () => {
     expect(notices.join('\n')).toMatch(/audit head at start: 1:[0-9a-f]{64}/);
   });
 
-  test('fails closed when the policy tests fail in the worker: throws, and writes no trail', async () => {
+  test('fails closed when the policy tests fail in the worker: throws, and records nothing', async () => {
     writeFileSync(
       policyPath,
       "default: deny\nrules:\n  - { id: ls, decision: allow, program: ls }\ntests:\n  - { command: 'rm x', expect: allow }\n",
@@ -118,7 +118,8 @@ describe('startPolicyRuntime with the judge in a worker process', () => {
     ).rejects.toMatchObject({
       code: 'POLICY_TESTS_FAILED',
     });
-    expect(() => readFileSync(auditPath)).toThrow(/ENOENT/);
+    // The trail opens while the judge starts: the file may exist, but holds no record.
+    expect(existsSync(auditPath) ? readFileSync(auditPath, 'utf8') : '').toBe('');
   });
 
   test('fails closed when the judge worker cannot start', async () => {

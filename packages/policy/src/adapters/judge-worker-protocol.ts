@@ -2,10 +2,11 @@ import type { CommandRequest, PolicyDecision } from '../decision.js';
 import type { PolicyErrorCode, PolicyIssue } from '../policy-file/policy-error.js';
 
 /**
- * The IPC messages between `ChildProcessCommandJudge` and its worker
- * (`judge-worker.ts`), JSON-serialized over the `fork` channel.
+ * The messages between the judge (`WorkerThreadCommandJudge`, or
+ * `ChildProcessCommandJudge`) and its worker (`judge-worker.ts`): posted to
+ * a worker thread, or JSON-serialized over the `fork` channel.
  *
- * 1. parent → `init` (the policy text, its path, whether embedded tests must pass)
+ * 1. parent → `init` (the policy text, its path, whether embedded tests must pass and examples be checked)
  * 2. worker → `ready` (the sha256 of the text it parsed) or `failed` (why; it then exits)
  * 3. parent → `judge` {id, request}, any number, not waiting for answers
  * 4. worker → `decision` {id, decision}, one per `judge`, in order
@@ -16,6 +17,8 @@ export type ToWorker =
       readonly policyPath: string;
       readonly policyText: string;
       readonly requirePassingTests: boolean;
+      /** Check the rules' `examples` (refuse the policy when one fails). Default true. */
+      readonly checkExamples?: boolean;
     }
   | { readonly type: 'judge'; readonly id: number; readonly request: CommandRequest };
 

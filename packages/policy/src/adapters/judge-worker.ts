@@ -1,13 +1,17 @@
 /**
- * The process `ChildProcessCommandJudge` forks: it parses the policy text it
- * is sent, builds the engine (web-tree-sitter and the bash grammar live
- * here, not in the server), answers `ready` or `failed`, then answers every
- * `judge` with a decision. Protocol: `judge-worker-protocol.ts`.
+ * The judge's worker: `WorkerThreadCommandJudge` starts it as a worker
+ * thread (`node:worker_threads`, messages on `parentPort`),
+ * `ChildProcessCommandJudge` forks it as a process (messages on the IPC
+ * channel). It parses the policy text it is sent, builds the engine
+ * (web-tree-sitter and the bash grammar live here, not in the server's main
+ * thread), answers `ready` or `failed`, then answers every `judge` with a
+ * decision. Protocol: `judge-worker-protocol.ts`.
  *
- * It never writes to stdout (the parent ignores it anyway), imports only
- * what judging needs, and exits when the IPC channel closes (parent gone).
+ * It never writes to stdout, imports only what judging needs, and ends when
+ * its parent goes away (the IPC channel closed; a thread ends with its process).
  */
 
+import { parentPort } from 'node:worker_threads';
 import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { createPolicyEngine, type PolicyEngine } from '../engine/policy-engine.js';
 import { parsePolicyText } from '../policy-file/load-policy.js';
@@ -17,19 +21,31 @@ import type { FromWorker, ToWorker, WorkerStartError } from './judge-worker-prot
 let engine: PolicyEngine | null = null;
 let initialized = false;
 
-function send(message: FromWorker): void {
-  if (process.connected) process.send?.(message);
+/** Sends to the parent; `then` runs once the message is handed over (at once for a thread). */
+function send(message: FromWorker, then?: () => void): void {
+  if (parentPort !== null) {
+    parentPort.postMessage(message);
+    then?.();
+  } else if (process.connected) {
+    if (then === undefined) process.send?.(message);
+    else process.send?.(message, () => then());
+  } else {
+    then?.();
+  }
 }
 
 async function init(message: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   try {
     const policy = parsePolicyText(message.policyText, message.policyPath);
-    engine = await createPolicyEngine(policy, { requirePassingTests: message.requirePassingTests });
+    engine = await createPolicyEngine(policy, {
+      requirePassingTests: message.requirePassingTests,
+      checkExamples: message.checkExamples ?? true,
+    });
     send({ type: 'ready', sha256: policy.sha256 });
   } catch (error) {
-    // Exit once the answer is written: the parent rejects `start` with it.
-    if (process.connected) process.send?.({ type: 'failed', error: flatten(error) }, () => process.exit(1));
-    else process.exit(1);
+    // End once the answer is handed over: the parent rejects `start` with it.
+    // (In a worker thread, `process.exit` ends the thread, not the process.)
+    send({ type: 'failed', error: flatten(error) }, () => process.exit(1));
   }
 }
 
@@ -57,13 +73,7 @@ function flatten(error: unknown): WorkerStartError {
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 }
 
-if (!process.send) {
-  process.stderr.write('judge-worker: start it through ChildProcessCommandJudge (it needs an IPC channel)\n');
-  process.exit(2);
-}
-
-process.on('disconnect', () => process.exit(0));
-process.on('message', (message: ToWorker) => {
+function receive(message: ToWorker): void {
   if (message.type === 'init') {
     if (initialized) return;
     initialized = true;
@@ -71,4 +81,16 @@ process.on('message', (message: ToWorker) => {
   } else if (message.type === 'judge') {
     send({ type: 'decision', id: message.id, decision: judge(message.request) });
   }
-});
+}
+
+if (parentPort !== null) {
+  parentPort.on('message', receive);
+} else if (process.send) {
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', receive);
+} else {
+  process.stderr.write(
+    'judge-worker: start it through WorkerThreadCommandJudge or ChildProcessCommandJudge (it needs a parent to talk to)\n',
+  );
+  process.exit(2);
+}

@@ -293,24 +293,73 @@ export function serverStartEvent(info: ServerStartInfo): AuditEvent {
   };
 }
 
-/** A connection a sandboxed command tried through the proxy and the allowlist refused. */
-export interface NetworkRefusal {
+/** A connection a sandboxed command made through the sandbox's proxy. */
+export interface NetworkConnection {
   readonly host: string;
   readonly port: number;
   readonly method: string;
-  /** How many refusals this record stands for; absent means 1. */
+  /** The terminal whose proxy credential the request carried; `null` when none was valid. */
+  readonly terminalId?: string | null;
+  /** How many connections this record stands for; absent means 1. */
   readonly count?: number;
   /** Set when the record counts a window's repeats (the proxy folds a flood): the window's length. */
   readonly windowMs?: number;
 }
 
+/** A connection the proxy refused, and why (default `allowlist`). */
+export interface NetworkRefusal extends NetworkConnection {
+  readonly reason?: 'allowlist' | 'credential' | 'connections';
+}
+
+const REFUSAL_RULE: Readonly<Record<NonNullable<NetworkRefusal['reason']>, string>> = {
+  allowlist: 'sandbox.network.allow',
+  credential: 'sandbox.network.credential',
+  connections: 'sandbox.network.connections',
+};
+
+function refusalReason(refusal: NetworkRefusal): string {
+  switch (refusal.reason ?? 'allowlist') {
+    case 'credential':
+      return 'the request carried no valid proxy credential of a running terminal';
+    case 'connections':
+      return 'the terminal had its share of proxy connections open';
+    default:
+      return `${refusal.host} is not in the sandbox's network allowlist`;
+  }
+}
+
+function connectionFields(
+  connection: NetworkConnection,
+  key: 'refusals' | 'connections',
+): Record<string, unknown> {
+  const folded = connection.windowMs !== undefined;
+  const counted = folded || (connection.count !== undefined && connection.count !== 1);
+  const terminal = connection.terminalId ?? null;
+  return {
+    destination: { domain: connection.host, port: connection.port },
+    http: { request: { method: connection.method } },
+    ...(terminal !== null || counted
+      ? {
+          termgate: {
+            ...(terminal !== null && { terminal_id: terminal }),
+            ...(counted && { [key]: connection.count ?? 1 }),
+            ...(folded && { window_ms: connection.windowMs }),
+          },
+        }
+      : {}),
+  };
+}
+
 /**
- * `network-refused`: the sandbox's proxy refused a connection (no terminal
- * is named: the proxy cannot tell). A record with `termgate.refusals` counts
- * that many refusals of the same target within `termgate.window_ms`.
+ * `network-refused`: the sandbox's proxy refused a connection. It names the
+ * terminal (`termgate.terminal_id`) whose credential the request carried; a
+ * request without a valid one is refused for that (`rule.id`
+ * `sandbox.network.credential`) and names none. A record with
+ * `termgate.refusals` counts that many refusals of the same target by the
+ * same terminal within `termgate.window_ms`.
  */
 export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
-  const folded = refusal.windowMs !== undefined;
+  const why = refusalReason(refusal);
   return {
     event: {
       kind: 'event',
@@ -318,18 +367,33 @@ export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
       type: ['connection', 'denied'],
       action: 'network-refused',
       outcome: 'failure',
-      reason: folded
-        ? `${refusal.host} is not in the sandbox's network allowlist (refused ${refusal.count ?? 1} more times within ${refusal.windowMs} ms)`
-        : `${refusal.host} is not in the sandbox's network allowlist`,
+      reason:
+        refusal.windowMs !== undefined
+          ? `${why} (refused ${refusal.count ?? 1} more times within ${refusal.windowMs} ms)`
+          : why,
     },
-    destination: { domain: refusal.host, port: refusal.port },
-    http: { request: { method: refusal.method } },
+    ...connectionFields(refusal, 'refusals'),
+    rule: { id: [REFUSAL_RULE[refusal.reason ?? 'allowlist']] },
+  };
+}
+
+/**
+ * `network-allowed`: the sandbox's proxy let a terminal's connection
+ * through (an allowed host). Folded like refusals: the first connection of
+ * a terminal to a target in a window at once, its repeats as one record
+ * with `termgate.connections` and `termgate.window_ms`.
+ */
+export function networkAllowedEvent(connection: NetworkConnection): AuditEvent {
+  return {
+    event: {
+      kind: 'event',
+      category: ['network'],
+      type: ['connection', 'allowed'],
+      action: 'network-allowed',
+      outcome: 'success',
+    },
+    ...connectionFields(connection, 'connections'),
     rule: { id: ['sandbox.network.allow'] },
-    ...(folded
-      ? { termgate: { refusals: refusal.count ?? 1, window_ms: refusal.windowMs } }
-      : refusal.count !== undefined && refusal.count !== 1
-        ? { termgate: { refusals: refusal.count } }
-        : {}),
   };
 }
 

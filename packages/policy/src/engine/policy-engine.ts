@@ -249,6 +249,12 @@ export interface PolicyEngineOptions {
    * its examples. Default false: `policy test` reports them instead.
    */
   readonly requirePassingTests?: boolean;
+  /**
+   * Refuse a policy whose rule `examples` fail (`POLICY_INVALID`). Default
+   * true; false only for a policy text whose examples already passed with
+   * this engine (the start-up cache of `serve`, keyed by the text's sha256).
+   */
+  readonly checkExamples?: boolean;
 }
 
 /** Loads the bash parser (once per process) and returns an engine for `policy`. */
@@ -257,7 +263,7 @@ export async function createPolicyEngine(
   options: PolicyEngineOptions = {},
 ): Promise<PolicyEngine> {
   const engine = new PolicyEngine(policy, new ShellAnalyzer(await loadBashParser()));
-  const examples = engine.exampleFailures();
+  const examples = options.checkExamples === false ? [] : engine.exampleFailures();
   if (examples.length > 0) {
     throw new PolicyError(
       'POLICY_INVALID',

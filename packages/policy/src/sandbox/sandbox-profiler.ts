@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { SandboxProfile } from '@termgate/termhost';
 import { isInside, realpathOrNull } from '../policy-file/policy-paths.js';
 import type { SandboxPolicy } from '../policy-file/policy-types.js';
+import type { SandboxProfileSource } from '../ports/sandbox-profile-source.js';
 import { assertMountCount, gitDirScan } from './git-dir-scan.js';
 import { runLaterPaths } from './run-later.js';
 import { viewOf } from './view.js';
@@ -51,7 +52,7 @@ export interface SandboxProfilerOptions {
  * through a symlink throws (the gate then refuses the create), and so does
  * a run-later entry that is a symlink.
  */
-export class SandboxProfiler {
+export class SandboxProfiler implements SandboxProfileSource {
   constructor(
     private readonly policy: SandboxPolicy,
     private readonly options: SandboxProfilerOptions,

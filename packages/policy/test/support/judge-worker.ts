@@ -4,7 +4,7 @@ import { REPO_ROOT } from './corpus.js';
 
 /**
  * The built judge worker. Jest runs the TypeScript sources, which `fork`
- * cannot run, so tests point `ChildProcessCommandJudge` at `dist` (the root
+ * and worker threads cannot run, so tests point the judges at `dist` (the root
  * `pnpm test` builds before it runs jest).
  */
 export function builtJudgeWorker(): string {
@@ -16,8 +16,8 @@ export function builtJudgeWorker(): string {
 }
 
 /**
- * A worker that spins forever on `HANG_COMMAND` and is the shipped worker
- * otherwise (`test/fixtures/hanging-judge-worker.mjs`): for the timeout,
+ * A worker that spins forever on `HANG_COMMAND`, runs out of memory on `CRASH_COMMAND`,
+ * and is the shipped worker otherwise (`test/fixtures/hanging-judge-worker.mjs`): for the timeout,
  * kill and close paths. It loads the built worker, so that must exist.
  */
 export function hangingJudgeWorker(): string {
@@ -27,6 +27,9 @@ export function hangingJudgeWorker(): string {
 
 /** The command line that `hangingJudgeWorker()` never answers (the fixture spells it too). */
 export const HANG_COMMAND = 'termgate-judge-worker-test: hang';
+
+/** The command line on which `hangingJudgeWorker()` fills its heap until it dies of it (the fixture spells it too). */
+export const CRASH_COMMAND = 'termgate-judge-worker-test: crash';
 
 /** Polls `condition` every 10 ms until it holds, or fails after `ms` (generous: a loaded machine starts workers slowly). */
 export async function waitUntil(condition: () => boolean, what: string, ms = 20_000): Promise<void> {

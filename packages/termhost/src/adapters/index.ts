@@ -23,7 +23,11 @@ export {
   type SandboxLayers,
   type SandboxNetwork,
 } from './sandbox/bubblewrap-sandbox.js';
-export type { RefusedConnection } from './sandbox/http-allowlist-proxy.js';
+export type {
+  ProxiedConnection,
+  RefusalReason,
+  RefusedConnection,
+} from './sandbox/http-allowlist-proxy.js';
 export {
   DEFAULT_SANDBOX_USER,
   grantSandboxAccess,

@@ -21,6 +21,12 @@ export interface SpawnRequest {
    * them; the caller closes its copies once `spawn` settled. Default: none.
    */
   readonly extraFds?: readonly number[];
+  /**
+   * The terminal this process is the command of, for what the spawner
+   * records or hands out per terminal (the sandbox's proxy credential,
+   * say). Default: none, and the spawner makes up an id of its own.
+   */
+  readonly terminalId?: string;
 }
 
 /** How the group leader (the spawned process itself) ended. */

@@ -9,8 +9,13 @@ import { assertExecutable, findOnPath } from '../executable-check.js';
 import { type LaunchSteps, launch, launcherArgv } from '../perl-launcher.js';
 import { type TerminalCgroup, TerminalCgroups } from '../terminal-cgroups.js';
 import { bubblewrapArguments, type KernelConfinement } from './bubblewrap-arguments.js';
+import { MAX_CONNECTIONS_PER_TERMINAL, MAX_PENDING_CONNECTIONS } from './connection-share.js';
 import { HostAllowlist } from './host-allowlist.js';
-import { HttpAllowlistProxy, type RefusedConnection } from './http-allowlist-proxy.js';
+import {
+  HttpAllowlistProxy,
+  type ProxiedConnection,
+  type RefusedConnection,
+} from './http-allowlist-proxy.js';
 import { type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
 import {
   DEFAULT_SANDBOX_LIMITS,
@@ -32,6 +37,8 @@ export type SandboxNetwork =
       readonly allow: readonly string[];
       /** A connection the proxy refused; for the audit trail. Must not throw. */
       readonly onRefused: (refused: RefusedConnection) => void;
+      /** An allowed connection (folded per window like refusals); for the audit trail. Must not throw. */
+      readonly onAllowed?: (allowed: ProxiedConnection) => void;
     };
 
 export interface BubblewrapSandboxOptions {
@@ -176,14 +183,21 @@ export class BubblewrapSandbox {
         socketPath,
         allowlist: new HostAllowlist(options.network.allow),
         onRefused: options.network.onRefused,
+        ...(options.network.onAllowed !== undefined && { onAllowed: options.network.onAllowed }),
       });
       relay = [
         socat,
         // socat copies 8 KiB per read by default, which caps a download far below the proxy's pace.
         '-b',
         '262144',
-        // max-children bounds the relay processes a flood of connections can start on the host.
-        `TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,max-children=64`,
+        // A child whose one side ended lingers -t seconds (0.5 s by default) before it exits, holding a
+        // max-children slot: under a flood of connections the proxy ends, that kept the relay from accepting.
+        '-t',
+        '0.05',
+        // max-children bounds the relay processes a flood of connections can start on the host. It is
+        // above what one terminal can hold at the proxy (its share plus every pending connection), so
+        // the proxy's fair share binds first and the relay keeps accepting; the backlog holds a burst.
+        `TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr,backlog=${RELAY_BACKLOG},max-children=${RELAY_CHILDREN}`,
         `UNIX-CONNECT:${socketPath}`,
       ];
     }
@@ -243,7 +257,14 @@ export class BubblewrapSandbox {
     assertExecutable(request);
     const env: Record<string, string> = { ...request.env };
     if (profile.filesystem.tmp !== null) env.TMPDIR = '/tmp';
-    if (profile.network === 'proxy') Object.assign(env, PROXY_ENV);
+    let credential: string | null = null;
+    if (profile.network === 'proxy' && this.#proxy !== null) {
+      credential = request.terminalId ?? `spawn-${randomUUID()}`;
+      Object.assign(env, proxyEnv(credential, this.#proxy.issue(credential)));
+    }
+    const revoke = (): void => {
+      if (credential !== null) this.#proxy?.revoke(credential);
+    };
     if (this.#kernel.identity !== null) trustRepositories(env);
     const kernel = this.#kernel;
     // The mounts reach bwrap through `--args 4` (bubblewrap >= 0.3), not the command line: however
@@ -274,13 +295,16 @@ export class BubblewrapSandbox {
         extraFds: [filterFd],
       });
     } catch (error) {
+      revoke();
       await unlink(argsFile).catch(() => {});
       cgroup?.remove();
       throw error;
     } finally {
       if (filterFd !== null) closeSync(filterFd);
     }
+    // The credential ends with the command's pid namespace: nothing that could send it is left.
     void spawned.exited.finally(() => {
+      revoke();
       cgroup?.remove();
       return unlink(argsFile).catch(() => {});
     });
@@ -296,19 +320,35 @@ export class BubblewrapSandbox {
   }
 }
 
-const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+/**
+ * The relay's limits (socat): see docs/HOSTILE.md, "Fair share". Eight times what one terminal can
+ * hold at the proxy (its share plus every pending connection): the proxy's limits bind first, and the
+ * children a flood's short-lived connections keep for a moment do not fill the relay (at twice, the
+ * flood's churn filled it and another terminal's request waited in the accept queue).
+ */
+const RELAY_CHILDREN = 8 * (MAX_PENDING_CONNECTIONS + MAX_CONNECTIONS_PER_TERMINAL);
+const RELAY_BACKLOG = 512;
+
 const NO_PROXY = 'localhost,127.0.0.1,::1';
-/** Both spellings: curl and Python read the lower-case ones, npm and Go either. */
-const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
-  HTTP_PROXY: PROXY_URL,
-  HTTPS_PROXY: PROXY_URL,
-  ALL_PROXY: PROXY_URL,
-  http_proxy: PROXY_URL,
-  https_proxy: PROXY_URL,
-  all_proxy: PROXY_URL,
-  NO_PROXY,
-  no_proxy: NO_PROXY,
-});
+/**
+ * The proxy URL of one terminal, with its own credential (the proxy names
+ * the terminal from it); both spellings: curl and Python read the
+ * lower-case ones, npm and Go either. Another terminal cannot read it: each
+ * has its own pid namespace, so no other terminal's /proc/<pid>/environ.
+ */
+function proxyEnv(terminalId: string, secret: string): Record<string, string> {
+  const url = `http://${encodeURIComponent(terminalId)}:${encodeURIComponent(secret)}@127.0.0.1:${SANDBOX_PROXY_PORT}`;
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY,
+    no_proxy: NO_PROXY,
+  };
+}
 
 /**
  * The process that keeps the shared network namespace alive: bwrap with a

@@ -8,10 +8,12 @@ import {
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ConnectionShare } from './connection-share.js';
 import type { HostAllowlist } from './host-allowlist.js';
-import { RefusalWindow, type RefusedConnection } from './refusal-window.js';
+import { type ProxyCaller, ProxyCredentials } from './proxy-credentials.js';
+import { type ProxiedConnection, RefusalWindow, type RefusedConnection } from './refusal-window.js';
 
-export type { RefusedConnection } from './refusal-window.js';
+export type { ProxiedConnection, RefusalReason, RefusedConnection } from './refusal-window.js';
 
 /** How long a client has to send a whole request head. */
 export const HEADERS_TIMEOUT_MS = 5_000;
@@ -27,6 +29,14 @@ export interface HttpAllowlistProxyOptions {
    * answered, and once per window for its repeats (`count`). Must not throw.
    */
   readonly onRefused: (refused: RefusedConnection) => void;
+  /**
+   * Called for the first allowed connection of a terminal to a target in a
+   * window, and once per window for its repeats (`count`). Must not throw.
+   */
+  readonly onAllowed?: (allowed: ProxiedConnection) => void;
+  /** Default `MAX_PENDING_CONNECTIONS` and `MAX_CONNECTIONS_PER_TERMINAL` (tests). */
+  readonly maxPending?: number;
+  readonly perTerminal?: number;
   /** Default `HEADERS_TIMEOUT_MS` (tests). */
   readonly headersTimeoutMs?: number;
   /** Default `REFUSAL_WINDOW_MS` (tests). */
@@ -51,6 +61,16 @@ const HOP_BY_HOP = [
  * loopback connections to: inside, that relay is the only way out.
  *
  * Contract:
+ * - Every request must carry the credential of a terminal (`issue`) in
+ *   `Proxy-Authorization`; one without, or with one that names no live
+ *   terminal, is answered 407 and reported as refused (`reason`
+ *   `credential`; no terminal, but for a revoked credential, which names
+ *   the ended terminal it was issued to): it is never proxied.
+ * - Fair share (`ConnectionShare`): at most `MAX_PENDING_CONNECTIONS`
+ *   connections without a head (the oldest goes first), at most
+ *   `MAX_CONNECTIONS_PER_TERMINAL` open per terminal (beyond: 429, reported
+ *   as refused with `reason` `connections`).
+ * - Every report (refused and allowed) names the terminal its credential named.
  * - `CONNECT host:port` (HTTPS, and any TLS client honouring
  *   `HTTPS_PROXY`) opens a tunnel when `host` is allowed, else answers 403.
  * - An absolute-form request (`GET http://host/…`) is forwarded when `host`
@@ -73,14 +93,32 @@ export class HttpAllowlistProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Duplex>();
   readonly #refusals: RefusalWindow;
+  readonly #allowed: RefusalWindow<ProxiedConnection>;
+  readonly #credentials = new ProxyCredentials();
 
   private constructor(
     server: Server,
     readonly socketPath: string,
     refusals: RefusalWindow,
+    allowed: RefusalWindow<ProxiedConnection>,
   ) {
     this.#server = server;
     this.#refusals = refusals;
+    this.#allowed = allowed;
+  }
+
+  /**
+   * A fresh secret for `terminalId` (a terminal's id, without ":"): its
+   * commands' proxy URL is `http://<terminalId>:<secret>@…`. Until
+   * `revoke`, requests carrying it are that terminal's.
+   */
+  issue(terminalId: string): string {
+    return this.#credentials.issue(terminalId);
+  }
+
+  /** The terminal ended: its secret is refused from now on. */
+  revoke(terminalId: string): void {
+    this.#credentials.revoke(terminalId);
   }
 
   static async listen(options: HttpAllowlistProxyOptions): Promise<HttpAllowlistProxy> {
@@ -90,19 +128,59 @@ export class HttpAllowlistProxy {
       // Node checks the timeouts on this interval (30 s by default); a fifth of the limit keeps it near.
       connectionsCheckingInterval: Math.max(100, Math.floor(headersTimeout / 5)),
     });
-    const refusals = new RefusalWindow(options.onRefused, options.refusalWindowMs ?? REFUSAL_WINDOW_MS);
-    const proxy = new HttpAllowlistProxy(server, options.socketPath, refusals);
-    const refuse = (host: string, port: number, method: string): void => refusals.add({ host, port, method });
-    server.on('connection', (socket: Socket) => proxy.#track(socket));
+    const windowMs = options.refusalWindowMs ?? REFUSAL_WINDOW_MS;
+    const refusals = new RefusalWindow(options.onRefused, windowMs);
+    const allowed = new RefusalWindow<ProxiedConnection>(options.onAllowed ?? (() => {}), windowMs);
+    const proxy = new HttpAllowlistProxy(server, options.socketPath, refusals, allowed);
+    const share = new ConnectionShare(options.maxPending, options.perTerminal);
+    /**
+     * The refusal of one head, or null when it may go on: no valid
+     * credential (407), the terminal's share used up (429), a host outside
+     * the list (403). Each refusal is reported before it is answered.
+     */
+    const judge = (
+      req: IncomingMessage,
+      target: Target,
+      method: string,
+    ): { status: number; text: string; caller: ProxyCaller } | null => {
+      const socket = req.socket;
+      const caller = proxy.#credentials.identify(headerOf(req, 'proxy-authorization'));
+      // A credential of a terminal that has ended is refused, and names that terminal.
+      const named =
+        caller.terminalId ?? ('endedTerminalId' in caller ? (caller.endedTerminalId ?? null) : null);
+      const base = { host: target.hostname, port: target.port, method, terminalId: named };
+      if (caller.terminalId === null) {
+        share.settle(socket);
+        refusals.add({ ...base, reason: 'credential' });
+        return { status: 407, text: credentialText(caller.problem), caller };
+      }
+      if (!share.claim(socket, caller.terminalId)) {
+        refusals.add({ ...base, reason: 'connections' });
+        return { status: 429, text: shareText(), caller };
+      }
+      if (!options.allowlist.allows(target.hostname)) {
+        refusals.add({ ...base, reason: 'allowlist' });
+        return { status: 403, text: refusalText(target.hostname), caller };
+      }
+      allowed.add(base);
+      return null;
+    };
+    server.on('connection', (socket: Socket) => {
+      proxy.#track(socket);
+      share.arrived(socket);
+    });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const target = parseAbsoluteUrl(req.url);
       if (target === null) {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end('termgate proxy: absolute URL expected\n');
+        share.settle(req.socket);
+        res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
+        res.end('termgate proxy: absolute URL expected\n');
         return;
       }
-      if (!options.allowlist.allows(target.hostname)) {
-        refuse(target.hostname, target.port, req.method ?? 'GET');
-        res.writeHead(403, { 'content-type': 'text/plain' }).end(refusalText(target.hostname));
+      const refusal = judge(req, target, req.method ?? 'GET');
+      if (refusal !== null) {
+        res.writeHead(refusal.status, { ...refusalHeaders(refusal.status), connection: 'close' });
+        res.end(refusal.text);
         return;
       }
       forward(req, res, target);
@@ -111,14 +189,17 @@ export class HttpAllowlistProxy {
       proxy.#track(client);
       const target = parseAuthority(req.url);
       if (target === null) {
+        share.settle(req.socket);
         client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n');
         return;
       }
-      if (!options.allowlist.allows(target.hostname)) {
-        refuse(target.hostname, target.port, 'CONNECT');
-        const body = refusalText(target.hostname);
+      const refusal = judge(req, target, 'CONNECT');
+      if (refusal !== null) {
+        const headers = Object.entries(refusalHeaders(refusal.status))
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('');
         client.end(
-          `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          `HTTP/1.1 ${refusal.status} ${STATUS_TEXT[refusal.status]}\r\n${headers}content-length: ${Buffer.byteLength(refusal.text)}\r\n\r\n${refusal.text}`,
         );
         return;
       }
@@ -158,6 +239,7 @@ export class HttpAllowlistProxy {
   /** Stops listening and drops every open connection. */
   async close(): Promise<void> {
     this.#refusals.close();
+    this.#allowed.close();
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     await unlink(this.socketPath).catch(() => {});
@@ -175,6 +257,39 @@ export class HttpAllowlistProxy {
 interface Target {
   readonly hostname: string;
   readonly port: number;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  403: 'Forbidden',
+  407: 'Proxy Authentication Required',
+  429: 'Too Many Requests',
+};
+
+function refusalHeaders(status: number): Record<string, string> {
+  return status === 407
+    ? { 'content-type': 'text/plain', 'proxy-authenticate': 'Basic realm="termgate"' }
+    : { 'content-type': 'text/plain' };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function credentialText(problem: 'missing' | 'unknown' | 'forged' | 'ended'): string {
+  const what =
+    problem === 'missing'
+      ? 'the request carries no proxy credential'
+      : problem === 'unknown'
+        ? 'the proxy credential names no running terminal'
+        : problem === 'ended'
+          ? "the proxy credential's terminal has ended"
+          : 'the proxy credential is wrong';
+  return `termgate sandbox: ${what}; use the proxy URL of this terminal's environment (HTTPS_PROXY, HTTP_PROXY) as it is\n`;
+}
+
+function shareText(): string {
+  return 'termgate sandbox: this terminal has too many connections open through the network proxy; close some and retry\n';
 }
 
 function refusalText(host: string): string {

@@ -6,8 +6,14 @@ import { join } from 'node:path';
 import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
 import {
   HttpAllowlistProxy,
+  type ProxiedConnection,
   type RefusedConnection,
 } from '../../../src/adapters/sandbox/http-allowlist-proxy.js';
+
+/** `Proxy-Authorization` as a client sends it for `http://<terminal>:<secret>@…`. */
+function basic(terminal: string, secret: string): string {
+  return `Basic ${Buffer.from(`${terminal}:${secret}`).toString('base64')}`;
+}
 
 /** A real proxy on a real Unix socket in front of a real HTTP server on loopback. */
 describe('HttpAllowlistProxy', () => {
@@ -16,6 +22,8 @@ describe('HttpAllowlistProxy', () => {
   let port: number;
   let proxy: HttpAllowlistProxy;
   const refused: RefusedConnection[] = [];
+  const allowed: ProxiedConnection[] = [];
+  let auth: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'termgate-proxy-'));
@@ -28,7 +36,9 @@ describe('HttpAllowlistProxy', () => {
       socketPath: join(dir, 'proxy.sock'),
       allowlist: new HostAllowlist(['127.0.0.1', '*.allowed.test']),
       onRefused: (r) => refused.push(r),
+      onAllowed: (a) => allowed.push(a),
     });
+    auth = basic('t1', proxy.issue('t1'));
   });
 
   afterAll(async () => {
@@ -37,10 +47,15 @@ describe('HttpAllowlistProxy', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function viaProxy(path: string): Promise<{ status: number; body: string }> {
+  function viaProxy(
+    path: string,
+    credential: string | null = auth,
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const host = /^http:\/\/([^/]+)/.exec(path)?.[1] ?? 'x';
-      const req = request({ socketPath: proxy.socketPath, path, method: 'GET', headers: { host } }, (res) => {
+      const headers: Record<string, string> = { host };
+      if (credential !== null) headers['proxy-authorization'] = credential;
+      const req = request({ socketPath: proxy.socketPath, path, method: 'GET', headers }, (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (c: string) => {
           body += c;
@@ -51,7 +66,7 @@ describe('HttpAllowlistProxy', () => {
     });
   }
 
-  function tunnel(authority: string): Promise<string> {
+  function tunnel(authority: string, credential: string | null = auth): Promise<string> {
     return new Promise((resolve, reject) => {
       const socket = connect(proxy.socketPath);
       let text = '';
@@ -64,13 +79,51 @@ describe('HttpAllowlistProxy', () => {
       });
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
-      socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n\r\n`);
+      const proof = credential === null ? '' : `proxy-authorization: ${credential}\r\n`;
+      socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n${proof}\r\n`);
     });
   }
 
-  it('forwards an absolute-form request to an allowed host', async () => {
+  it('forwards an absolute-form request to an allowed host, and reports it with the terminal', async () => {
+    allowed.length = 0;
     const answer = await viaProxy(`http://127.0.0.1:${port}/a?b=1`);
     expect(answer).toEqual({ status: 200, body: `origin saw GET /a?b=1 host=127.0.0.1:${port}` });
+    expect(allowed).toEqual([{ host: '127.0.0.1', port, method: 'GET', terminalId: 't1', count: 1 }]);
+  });
+
+  it('refuses a request without a credential, or with a forged, unknown or revoked one: 407, reported, never proxied', async () => {
+    const before = refused.length;
+    const allowedBefore = allowed.length;
+    const t2 = proxy.issue('t2');
+    const target = `http://127.0.0.1:${port}/`;
+    const cases = [null, basic('t1', 'not-the-secret'), basic('t9', t2), basic('t2', `${t2}x`), 'Bearer abc'];
+    for (const credential of cases) {
+      const answer = await viaProxy(target, credential);
+      expect(answer.status).toBe(407);
+      expect(answer.body).not.toContain('origin saw');
+      expect(await tunnel(`127.0.0.1:${port}`, credential)).toMatch(
+        /^HTTP\/1\.1 407 Proxy Authentication Required/,
+      );
+    }
+    const beforeRevoked = refused.length;
+    proxy.revoke('t2');
+    expect((await viaProxy(target, basic('t2', t2))).status).toBe(407);
+    expect(allowed.length).toBe(allowedBefore);
+    // A revoked credential is refused too, and the report names the terminal it was issued to.
+    expect(refused.slice(beforeRevoked)).toEqual([
+      { host: '127.0.0.1', port, method: 'GET', terminalId: 't2', reason: 'credential', count: 1 },
+    ]);
+    const reports = refused.slice(before, beforeRevoked);
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.every((r) => r.terminalId === null && r.reason === 'credential')).toBe(true);
+    expect(reports[0]).toEqual({
+      host: '127.0.0.1',
+      port,
+      method: 'GET',
+      terminalId: null,
+      reason: 'credential',
+      count: 1,
+    });
   });
 
   it('refuses a host outside the list with 403, and reports it', async () => {
@@ -78,7 +131,9 @@ describe('HttpAllowlistProxy', () => {
     const answer = await viaProxy(`http://localhost:${port}/`);
     expect(answer.status).toBe(403);
     expect(answer.body).toMatch(/localhost is not in the policy's network allowlist/);
-    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'GET', count: 1 }]);
+    expect(refused.slice(before)).toEqual([
+      { host: 'localhost', port, method: 'GET', terminalId: 't1', reason: 'allowlist', count: 1 },
+    ]);
   });
 
   it('tunnels CONNECT to an allowed host and refuses it to another', async () => {
@@ -87,14 +142,23 @@ describe('HttpAllowlistProxy', () => {
     );
     const before = refused.length;
     expect(await tunnel(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
-    expect(refused.slice(before)).toEqual([{ host: 'localhost', port, method: 'CONNECT', count: 1 }]);
+    expect(refused.slice(before)).toEqual([
+      { host: 'localhost', port, method: 'CONNECT', terminalId: 't1', reason: 'allowlist', count: 1 },
+    ]);
   });
 
   it('refuses an IPv6 zone id dressed as an allowed name, which net.connect would take for loopback', async () => {
     const before = refused.length;
     expect(await tunnel(`[::ffff:127.0.0.1%.allowed.test]:${port}`)).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(refused.slice(before)).toEqual([
-      { host: '::ffff:127.0.0.1%.allowed.test', port, method: 'CONNECT', count: 1 },
+      {
+        host: '::ffff:127.0.0.1%.allowed.test',
+        port,
+        method: 'CONNECT',
+        terminalId: 't1',
+        reason: 'allowlist',
+        count: 1,
+      },
     ]);
   });
 
@@ -111,6 +175,7 @@ describe('HttpAllowlistProxy under attack', () => {
   let port: number;
   let proxy: HttpAllowlistProxy;
   const refused: RefusedConnection[] = [];
+  let auth: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'termgate-proxy-attack-'));
@@ -124,6 +189,7 @@ describe('HttpAllowlistProxy under attack', () => {
       headersTimeoutMs: 300,
       refusalWindowMs: 400,
     });
+    auth = basic('victim', proxy.issue('victim'));
   });
 
   afterAll(async () => {
@@ -135,7 +201,11 @@ describe('HttpAllowlistProxy under attack', () => {
   function allowedGet(): Promise<number> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { socketPath: proxy.socketPath, path: `http://127.0.0.1:${port}/`, headers: { host: 'x' } },
+        {
+          socketPath: proxy.socketPath,
+          path: `http://127.0.0.1:${port}/`,
+          headers: { host: 'x', 'proxy-authorization': auth },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -193,7 +263,11 @@ describe('HttpAllowlistProxy under attack', () => {
     const refuseOnce = (): Promise<void> =>
       new Promise((resolve) => {
         const req = request(
-          { socketPath: proxy.socketPath, path: 'http://flood.test/', headers: { host: 'flood.test' } },
+          {
+            socketPath: proxy.socketPath,
+            path: 'http://flood.test/',
+            headers: { host: 'flood.test', 'proxy-authorization': auth },
+          },
           (res) => {
             res.resume();
             res.on('end', () => resolve());
@@ -202,7 +276,9 @@ describe('HttpAllowlistProxy under attack', () => {
         req.on('error', () => resolve()).end();
       });
     await refuseOnce();
-    expect(refused).toEqual([{ host: 'flood.test', port: 80, method: 'GET', count: 1 }]);
+    expect(refused).toEqual([
+      { host: 'flood.test', port: 80, method: 'GET', terminalId: 'victim', reason: 'allowlist', count: 1 },
+    ]);
     for (let i = 0; i < 49; i++) await refuseOnce();
     await new Promise((r) => setTimeout(r, 1500));
     const total = refused.reduce((sum, r) => sum + (r.count ?? 0), 0);
