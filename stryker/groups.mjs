@@ -83,7 +83,10 @@ export const GROUPS = {
   proxy: {
     description: 'the HTTP allowlist proxy of network: proxy',
     mutate: ['packages/termhost/src/adapters/sandbox/http-allowlist-proxy.ts'],
-    tests: ['packages/termhost/test/adapters/sandbox/http-allowlist-proxy.test.ts'],
+    tests: [
+      'packages/termhost/test/adapters/sandbox/http-allowlist-proxy.test.ts',
+      'packages/termhost/test/adapters/sandbox/proxy-fair-share.test.ts',
+    ],
     tsconfig: 'stryker/tsconfig.json',
     break: 60,
   },
