@@ -16,7 +16,7 @@ export const GROUPS = {
     mutate: ['packages/transport-stdio/src/**/*.ts', '!packages/transport-stdio/src/index.ts'],
     tests: ['packages/transport-stdio/test/**/*.test.ts'],
     tsconfig: 'packages/transport-stdio/tsconfig.json',
-    break: 85,
+    break: 90,
   },
   audit: {
     description: 'the audit chain, checkpoints and verification',
@@ -32,7 +32,7 @@ export const GROUPS = {
     // dist/, which a mutant run does not rebuild; its other tests are in-process.
     tests: ['packages/audit/test/**/*.test.ts', '!**/pino-audit-sink.test.ts'],
     tsconfig: 'packages/audit/tsconfig.json',
-    break: 70,
+    break: 95,
   },
   approvals: {
     description: 'approvals (ask, allow_always) and the sealed requestState of input_required',
@@ -49,7 +49,7 @@ export const GROUPS = {
       'packages/core/test/mcp/**/*.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
-    break: 80,
+    break: 85,
   },
   gate: {
     description: "the policy gate and the engine's decision combining",
@@ -60,31 +60,44 @@ export const GROUPS = {
       'packages/policy/test/approval/**/*.test.ts',
     ],
     tsconfig: 'packages/policy/tsconfig.json',
-    break: 60,
+    break: 92,
   },
   sandbox: {
-    description: 'the sandbox: bubblewrap arguments, host allowlist, HTTP allowlist proxy, profiler',
+    description: 'the sandbox: bubblewrap arguments, host allowlist, the policy sandbox view and profiler',
     mutate: [
       'packages/termhost/src/adapters/sandbox/bubblewrap-arguments.ts',
       'packages/termhost/src/adapters/sandbox/host-allowlist.ts',
-      'packages/termhost/src/adapters/sandbox/http-allowlist-proxy.ts',
       'packages/policy/src/sandbox/**/*.ts',
     ],
     tests: [
       'packages/termhost/test/adapters/sandbox/bubblewrap-arguments.test.ts',
       'packages/termhost/test/adapters/sandbox/host-allowlist.test.ts',
-      'packages/termhost/test/adapters/sandbox/http-allowlist-proxy.test.ts',
       'packages/policy/test/sandbox/**/*.test.ts',
       'packages/policy/test/policy-gate.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
     break: 60,
   },
+  // Its own group: its tests start real sockets and count reports per time
+  // window, which the sandbox files' mutants need not wait for.
+  proxy: {
+    description: 'the HTTP allowlist proxy of network: proxy',
+    mutate: ['packages/termhost/src/adapters/sandbox/http-allowlist-proxy.ts'],
+    tests: [
+      'packages/termhost/test/adapters/sandbox/http-allowlist-proxy.test.ts',
+      'packages/termhost/test/adapters/sandbox/proxy-fair-share.test.ts',
+    ],
+    tsconfig: 'stryker/tsconfig.json',
+    break: 60,
+  },
   requests: {
     description: "the MCP request engine's duplicate-id and cancellation paths",
-    mutate: ['packages/core/src/mcp/mcp-server.ts'],
-    tests: ['packages/core/test/mcp/mcp-server.test.ts'],
+    // McpConnection's request engine only (settle … request, listen … the
+    // end): ids, flow control, cancellation and shutdown. The era and tool
+    // plumbing between them is covered by the tests but not mutated here.
+    mutate: ['packages/core/src/mcp/mcp-server.ts:186-337', 'packages/core/src/mcp/mcp-server.ts:494-532'],
+    tests: ['packages/core/test/mcp/**/*.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
-    break: 60,
+    break: 88,
   },
 };
