@@ -414,7 +414,11 @@ def scenario_escape(args):
     status = None
     leader_exited_with_survivors = False
     try:
-        terminal = structured(client.call("terminal_create", {"command": ESCAPES[form].format(m=marker)}))["terminalId"]
+        # waitSeconds 0: the handle at once (the escape is watched on the host below), not after
+        # the default one-call wait that a leader such as `sleep 1000` would use up.
+        terminal = structured(
+            client.call("terminal_create", {"command": ESCAPES[form].format(m=marker), "waitSeconds": 0})
+        )["terminalId"]
         deadline = time.monotonic() + 30
         while not pids_running(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
