@@ -260,12 +260,12 @@ export class McpConnection {
       this.waiting.shift();
       this.waitingKeys.delete(idKey(next.id));
       if (heavy) this.active++;
+      // Every request that ends frees an in-flight slot (a wait or a subscription too), so every end
+      // pumps: a queued request must not wait for some other message to arrive.
       const running = this.request(next).finally(() => {
         this.running.delete(running);
-        if (heavy) {
-          this.active--;
-          this.pump();
-        }
+        if (heavy) this.active--;
+        this.pump();
       });
       this.running.add(running);
     }

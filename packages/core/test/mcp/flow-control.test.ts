@@ -82,6 +82,20 @@ describe('McpServer flow control', () => {
     expect(channel.reading).toBe(true);
   });
 
+  it('starts a queued request when a wait that filled maxInFlight answers, with no other message arriving', async () => {
+    const { host, channel, client } = setup({ maxInFlight: 1 });
+    await client.request(1, 'tools/call', tool(1, 'terminal_create', { command: 'sleep' }).params);
+    client.send(tool(2, 'terminal_wait_for_exit', { terminalId: 't1' }));
+    client.send(ping(3));
+    await tick();
+    expect(answered(client, 3)).toBe(false);
+    // The command ends on its own: the wait answers, and nothing else is sent.
+    host.exit('t1', { exitCode: 0, signal: null, timedOut: false });
+    await client.response(2);
+    expect(await client.response(3)).toMatchObject({ result: {} });
+    expect(channel.reading).toBe(true);
+  });
+
   it('holds a request while maxInFlight requests are in flight, and starts it when one answers', async () => {
     const { host, channel, client } = setup({ maxInFlight: 2 });
     await client.request(1, 'tools/call', tool(1, 'terminal_create', { command: 'sleep' }).params);
