@@ -327,12 +327,7 @@ function possibleDirectories(analysis: LineAnalysis, cwd: string): string[] | nu
     if (name === 'popd') continue; // back to a directory already tracked
     if (name !== 'cd' && name !== 'pushd') return null;
     const words = analysis.words[index] ?? command.argv.map((a) => literalToken(a));
-    const operands = words
-      .slice(1)
-      .filter(
-        (a, i, all) =>
-          !(/^-[LPe@]+$/.test(a.text) || (a.text === '--' && i === all.findIndex((w) => w.text === '--'))),
-      );
+    const operands = cdOperands(words.slice(1));
     // `cd` alone goes home.
     if (operands.length === 0 && name === 'cd' && homeKnown) {
       dirs.add(homeDirectory());
@@ -349,6 +344,19 @@ function possibleDirectories(analysis: LineAnalysis, cwd: string): string[] | nu
     if (dirs.size > MAX_TRACKED_DIRECTORIES) return null;
   }
   return [...dirs];
+}
+
+/**
+ * The operands of `cd`/`pushd` as bash's getopt reads them: the options
+ * `-L`, `-P`, `-e`, `-@` (alone or together) only before the first operand,
+ * and a first `--` ends them; every word after that is an operand, even one
+ * spelled like an option (`cd -- -L` enters `./-L`).
+ */
+function cdOperands<W extends { readonly text: string }>(words: readonly W[]): W[] {
+  let i = 0;
+  while (i < words.length && /^-[LPe@]+$/.test(words[i]!.text)) i++;
+  if (words[i]?.text === '--') i++;
+  return words.slice(i);
 }
 
 /** Programs that run commands in a directory other than the line's cwd (`cd`, `pushd`, `popd`, `find -execdir`, `env -C`). */

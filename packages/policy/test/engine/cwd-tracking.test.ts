@@ -79,6 +79,16 @@ describe('following cd and pushd', () => {
     deniedByPattern(dashed, 'cd -- -Lx && ls > config', 'writes.deny[1]');
   });
 
+  test('after --, an option spelling is the operand: a directory named -L', async () => {
+    const dashed = await engineFor(['**/-L/**', '**/-P/**']);
+    deniedByPattern(dashed, 'cd -- -L && ls > config');
+    deniedByPattern(dashed, 'cd -P -- -P && ls > config', 'writes.deny[1]');
+  });
+
+  test('an option after the operand is not skipped: the line is refused, as bash refuses two operands', () => {
+    refused(engine, 'cd .git -L && ls > config');
+  });
+
   test('another option is not skipped: the line is refused, not followed', () => {
     refused(engine, 'cd -x .git && ls > config');
   });
