@@ -62,7 +62,7 @@ describe('acp-proxy: ask asks the editor', () => {
     const marker = workspace.marker();
     const result = await editor('allow_once', [`exec touch ${marker}`]);
     expect(result.reports).toEqual([{ created: true, exit: { exitCode: 0, signal: null } }]);
-    expect(workspace.ran(marker)).toBe(true);
+    expect(await workspace.ranWithin(marker)).toBe(true);
     const [request] = result.permissionRequests;
     expect(request.toolCall).toMatchObject({ title: `touch ${marker}`, kind: 'execute' });
     expect(request.toolCall.content[0].content.text).toContain(`Command: touch ${marker}`);
@@ -91,7 +91,7 @@ describe('acp-proxy: ask asks the editor', () => {
     expect(toolCall).toMatchObject({ title: `touch ${marker}`, kind: 'execute' });
     expect(toolCall.toolCallId).toMatch(/^termgate-approval-/);
     expect(toolCall.content[0].content.text).toContain('The agent\'s tool call: "call-exec"');
-    expect(workspace.ran(marker)).toBe(true);
+    expect(await workspace.ranWithin(marker)).toBe(true);
   });
 
   test('reject: nothing runs; the agent is told a person declined; recorded as a person’s deny', async () => {

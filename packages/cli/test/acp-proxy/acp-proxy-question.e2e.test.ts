@@ -95,7 +95,7 @@ describe('acp-proxy: what the editor shows for the question is termgate’s alon
       expect(JSON.parse(await proxy.agentLine('"id":1,')).result).toMatchObject({
         terminalId: expect.any(String),
       });
-      expect(workspace.ran(marker)).toBe(true);
+      expect(await workspace.ranWithin(marker)).toBe(true);
     } finally {
       await proxy.dispose();
     }

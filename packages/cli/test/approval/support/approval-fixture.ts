@@ -46,6 +46,17 @@ export class ApprovalWorkspace {
   }
 
   /**
+   * Whether `marker` appears within `seconds`: a create answers with the
+   * handle as soon as the command is spawned, not once it ran, so a command
+   * that was let through is waited for; one that was not never appears.
+   */
+  async ranWithin(marker: string, seconds = 20): Promise<boolean> {
+    const deadline = Date.now() + seconds * 1000;
+    while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    return existsSync(marker);
+  }
+
+  /**
    * The create and answer records whose command line names `marker`, and the
    * spawns of their terminals, in order (the later wait/output decisions are left out).
    */
