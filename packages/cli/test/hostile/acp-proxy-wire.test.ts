@@ -78,9 +78,15 @@ describe('acp-proxy: inherited descriptors', () => {
         'the spawn record',
         10_000,
       );
+      // The spawned pid is the launcher (perl) until it execs the command; its own descriptors are
+      // its business: look once the command runs.
       await proxy.until(
-        () => (readdirSync(`/proc/${pid}/fd`).length > 0 ? true : undefined),
-        'the fds',
+        () =>
+          readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'perl' &&
+          readdirSync(`/proc/${pid}/fd`).length > 0
+            ? true
+            : undefined,
+        'the command, exec’d by the launcher',
         5000,
       );
       expect(readdirSync(`/proc/${pid}/fd`).sort()).toEqual(['0', '1', '2']);
@@ -125,8 +131,10 @@ describe('acp-proxy: an agent that stops reading', () => {
         if (now === last && i > 4) break;
         last = now;
       }
-      expect(peakRss(proxy.child.pid!)).toBeLessThan(before + 200 * 1024 * 1024);
-      expect(peakRss(proxy.child.pid!)).toBeLessThan(400 * 1024 * 1024);
+      // Unbounded, 300 answers of 1 MiB each would hold about 1.4 GB. Bounded, what is built at once:
+      // under 200 MB on Node 20, about 270 MB on Node 24 (whose heap grows further before it collects;
+      // its start-up peak, the policy's checks, is already in `before`).
+      expect(peakRss(proxy.child.pid!)).toBeLessThan(before + 400 * 1024 * 1024);
     } finally {
       await proxy.dispose();
     }
