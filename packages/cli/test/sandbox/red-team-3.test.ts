@@ -7,6 +7,7 @@
  * open (docs/SANDBOX-KERNEL.md, "Limits", says why): it turns red the day the
  * gap closes, to be made a plain test.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isAlive } from '../../../../test-support/processes.js';
@@ -45,6 +46,54 @@ describe.each(IDENTITIES)('red team 3, serving as %s', (identity) => {
   // without one (rlimits only) a command holds as much as RLIMIT_NOFILE × 8 MiB per process.
   // The counts are the kernel's: what send() accepted is queued in the socket's peer.
   const socketMemory = identity === 'root' ? test : test.failing;
+  // inotify is counted per uid at every user namespace level up to the initial one, whose
+  // 128 instances (fs.inotify.max_user_instances) the person's editors and watchers of that
+  // uid share. The terminals' shared user namespace is bounded to half of it at start, so a
+  // command that takes every instance it can leaves the uid's other half free on the host.
+  test('a command that opens every inotify instance it can leaves the commands’ uid room on the host', async () => {
+    const hog = await start(
+      server,
+      py(
+        [
+          'import ctypes, time',
+          'libc = ctypes.CDLL(None, use_errno=True)',
+          'fds = [fd for fd in (libc.inotify_init() for _ in range(400)) if fd >= 0]',
+          'print("held", len(fds), flush=True)',
+          'time.sleep(60)',
+        ].join('\n'),
+      ),
+    );
+    let held = -1;
+    for (let i = 0; i < 400 && held < 0; i++) {
+      const out = JSON.stringify((await call(server, 'terminal_output', { terminalId: hog })).result);
+      const match = /held (\d+)/.exec(out);
+      if (match) held = Number(match[1]);
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const max = Number(readFileSync('/proc/sys/fs/inotify/max_user_instances', 'utf8'));
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(Math.floor(max / 2));
+    // On the host, as the uid the commands run as, while the hog holds its instances.
+    const [uid, gid] =
+      identity === 'root'
+        ? ['-u', '-g'].map((flag) =>
+            execFileSync('id', [flag, 'termgate-sandbox'], { encoding: 'utf8' }).trim(),
+          )
+        : ['65534', '65534'];
+    const probe = [
+      'import ctypes',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'fds = [fd for fd in (libc.inotify_init() for _ in range(8)) if fd >= 0]',
+      'print(len(fds))',
+    ].join('\n');
+    const command = AS_ROOT
+      ? ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '/usr/bin/python3', '-c', probe]
+      : ['/usr/bin/python3', '-c', probe];
+    const free = Number(execFileSync(command[0]!, command.slice(1), { encoding: 'utf8' }).trim());
+    expect(free).toBe(8);
+    await call(server, 'terminal_kill', { terminalId: hog });
+  }, 90_000);
+
   socketMemory(
     '1 GiB queued in socketpair buffers fails under a 256 MiB limit; the server and another terminal carry on',
     async () => {

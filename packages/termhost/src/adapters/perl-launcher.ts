@@ -25,6 +25,11 @@
  *    --preserve-credentials`). It comes after the drop: as the unprivileged
  *    owner of that user namespace we hold its capabilities, so the join is
  *    allowed, and bwrap, executed with a non-zero uid there, starts without them;
+ * 6b. `inotify=I,W`: in the user namespace just entered (whose capabilities
+ *    we hold), set `/proc/sys/user/max_inotify_instances` to I and
+ *    `max_inotify_watches` to W: the kernel counts inotify per uid at every
+ *    user namespace level up to the initial one, so every nested namespace
+ *    (each command's) is then bounded by these together;
  * 7. `keyring`: join a new, empty, anonymous session keyring
  *    (KEYCTL_JOIN_SESSION_KEYRING), owned by the final uid;
  * 8. exec the program (argv after the first `--`), with the environment
@@ -44,6 +49,8 @@ export interface LaunchSteps {
   readonly dropPtrace?: boolean;
   readonly identity?: { readonly uid: number; readonly gid: number };
   readonly namespaces?: { readonly user: string; readonly net: string };
+  /** Step 6b: inotify bounds in the user namespace entered with `namespaces` (needs it). */
+  readonly inotify?: { readonly instances: number; readonly watches: number };
   readonly keyring?: boolean;
 }
 
@@ -120,6 +127,15 @@ for my $ns (['userns', 0x10000000], ['netns', 0x40000000]) {
   syscall($nr{setns}, fileno($f), $ns->[1]) == 0 or fail "cannot enter $one{$ns->[0]}";
   close $f;
 }
+if (defined $one{inotify}) {
+  my @max = split /,/, $one{inotify};
+  for my $i (0, 1) {
+    my $name = ('instances', 'watches')[$i];
+    open(my $f, '>', "/proc/sys/user/max_inotify_$name") or fail "cannot bound inotify $name";
+    syswrite($f, $max[$i]) or fail "cannot bound inotify $name";
+    close $f;
+  }
+}
 if ($one{keyring}) { syscall($nr{keyctl}, 1, 0) >= 0 or fail 'cannot create a session keyring'; }
 delete $ENV{PERL_BADLANG};
 @ENV{keys %later} = values %later;
@@ -167,6 +183,10 @@ export function launcherArgv(perl: string, steps: LaunchSteps, program: readonly
   if (steps.identity !== undefined) args.push(`uid=${steps.identity.uid}`, `gid=${steps.identity.gid}`);
   if (steps.namespaces !== undefined) {
     args.push(`userns=${steps.namespaces.user}`, `netns=${steps.namespaces.net}`);
+  }
+  if (steps.inotify !== undefined) {
+    if (steps.namespaces === undefined) throw new Error('the inotify step needs the namespaces step');
+    args.push(`inotify=${Math.floor(steps.inotify.instances)},${Math.floor(steps.inotify.watches)}`);
   }
   if (steps.keyring === true) args.push('keyring');
   const needsSyscalls = args.some((a) => !/^(args|cgroup)=/.test(a));

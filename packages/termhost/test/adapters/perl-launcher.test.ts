@@ -25,6 +25,7 @@ describe('the Perl launcher', () => {
         dropPtrace: true,
         identity: { uid: 1, gid: 1 },
         namespaces: { user: '/u', net: '/n' },
+        inotify: { instances: 64, watches: 4096 },
         keyring: true,
       },
       ['/bin/true'],
@@ -33,6 +34,12 @@ describe('the Perl launcher', () => {
     const check = spawnSync('/usr/bin/perl', ['-c', '-Mstrict', '-e', argv[2]!], { encoding: 'utf8' });
     expect(check.stderr).toMatch(/syntax OK/);
     expect(check.status).toBe(0);
+  });
+
+  test('the inotify bounds are set only in a user namespace entered: without one the step is refused', () => {
+    expect(() =>
+      launch('/usr/bin/perl', { inotify: { instances: 1, watches: 1 } }, ['/bin/true'], {}),
+    ).toThrow(/needs the namespaces step/);
   });
 
   test('opens the arguments file as fd 4 and removes it before the program runs', () => {

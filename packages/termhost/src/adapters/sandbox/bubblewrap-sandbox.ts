@@ -211,13 +211,21 @@ export class BubblewrapSandbox {
           : launcherArgv(kernel.perl, { identity: kernel.identity }, [bwrap]),
         relay ?? ['sleep', 'infinity'],
       );
+      const inotify = inotifyBounds();
       try {
-        await probeChain(bwrap, kernel, holder);
+        await probeChain(bwrap, kernel, holder, inotify);
       } catch (error) {
         holder.close();
         throw error;
       }
-      return new BubblewrapSandbox(bwrap, options.runtimeDir, holder, proxy, kernel);
+      const bounded: KernelLayers = {
+        ...kernel,
+        layers: {
+          ...kernel.layers,
+          limits: `${kernel.layers.limits}; inotify: ${inotify.instances} instances and ${inotify.watches} watches for all terminals together (the shared user namespace's max_inotify_*)`,
+        },
+      };
+      return new BubblewrapSandbox(bwrap, options.runtimeDir, holder, proxy, bounded);
     } catch (error) {
       await proxy?.close();
       throw error;
@@ -586,6 +594,26 @@ function kernelSteps(
   };
 }
 
+/**
+ * inotify bounds for all the terminals of one server together, set in the
+ * user namespace they share: half of what the kernel allows the uid in the
+ * initial namespace (`fs.inotify.max_user_instances`, 128 by default, and
+ * `max_user_watches`), so that the commands can never take what the
+ * person's own editors and watchers of that uid need.
+ */
+function inotifyBounds(): { instances: number; watches: number } {
+  const half = (file: string, fallback: number): number => {
+    let value = Number.NaN;
+    try {
+      value = Number.parseInt(readFileSync(`/proc/sys/fs/inotify/${file}`, 'utf8').trim(), 10);
+    } catch {
+      // no inotify sysctl here: the kernel's defaults
+    }
+    return Math.max(1, Math.floor((Number.isSafeInteger(value) && value > 0 ? value : fallback) / 2));
+  };
+  return { instances: half('max_user_instances', 128), watches: half('max_user_watches', 8192) };
+}
+
 function cgroupLimits(limits: SandboxLimits): { memoryBytes: number; pids: number } {
   return { memoryBytes: limits.memoryMiB * 1024 * 1024, pids: limits.processes };
 }
@@ -596,7 +624,12 @@ function cgroupLimits(limits: SandboxLimits): { memoryBytes: number; pids: numbe
  * keyring; then bwrap with the filter and a private /tmp), so that a layer
  * the machine cannot apply stops the start instead of every command.
  */
-function probeChain(bwrap: string, kernel: KernelLayers, holder: NamespaceHolder | null): Promise<void> {
+function probeChain(
+  bwrap: string,
+  kernel: KernelLayers,
+  holder: NamespaceHolder | null,
+  inotify?: LaunchSteps['inotify'],
+): Promise<void> {
   const profile: SandboxProfile = {
     ...PROBE_PROFILE,
     filesystem: { ...PROBE_PROFILE.filesystem, tmp: '/tmp' },
@@ -605,7 +638,10 @@ function probeChain(bwrap: string, kernel: KernelLayers, holder: NamespaceHolder
   let argv: string[];
   try {
     cgroup = kernel.cgroups?.create(cgroupLimits(kernel.limits)) ?? null;
-    argv = launcherArgv(kernel.perl, kernelSteps(kernel, { cgroup, namespaces: holder?.namespaces() }), [
+    const steps = kernelSteps(kernel, { cgroup, namespaces: holder?.namespaces() });
+    // The probe is the first to enter the shared user namespace: it sets the bounds every
+    // command's nested namespace is then charged against (once, for the server's life).
+    argv = launcherArgv(kernel.perl, inotify === undefined ? steps : { ...steps, inotify }, [
       bwrap,
       ...bubblewrapArguments(profile, '/', kernel.confinement),
       ...kernel.inner,
