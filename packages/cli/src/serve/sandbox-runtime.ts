@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { AuditSink } from '@termgate/audit';
 import type { LoadedPolicy, SandboxProfileSource } from '@termgate/policy';
@@ -89,6 +89,8 @@ export async function startSandbox(
     processes: policy.limits.processes ?? DEFAULT_SANDBOX_LIMITS.processes,
     memoryMiB: policy.limits.memoryMiB ?? DEFAULT_SANDBOX_LIMITS.memoryMiB,
     tmpMiB: policy.limits.tmpMiB ?? DEFAULT_SANDBOX_LIMITS.tmpMiB,
+    // The terminals' sum: by default half the machine, so that no number of them takes the host.
+    totalMemoryMiB: policy.limits.totalMemoryMiB ?? Math.max(64, Math.floor(totalmem() / 2 / 1024 / 1024)),
   };
   const runtimeBase = ownPrivateDirectory(join(tmpdir(), `termgate-sandbox-${process.getuid?.() ?? 'user'}`));
   const runtimeDir = mkdtempSync(join(runtimeBase, 'run-'));

@@ -20,6 +20,7 @@ const SECTION = [
   '  network: none',
   'limits:',
   '  memoryMiB: 256',
+  '  totalMemoryMiB: 512',
   '  tmpMiB: 64',
   '  processes: 256',
 ].join('\n');
@@ -125,49 +126,57 @@ describe.each(IDENTITIES)('red team 3, serving as %s', (identity) => {
   // Terminals share one network namespace (the holder's, under network none or the proxy), so
   // an abstract Unix socket of one is reachable from another, and SCM_RIGHTS passes descriptors
   // between them. A memfd filled in terminal A is charged to A's cgroup; passed to B and A
-  // gone, it stays charged to A's removed cgroup, in neither limit: B holds 3 × 200 MiB under
-  // memoryMiB 256. Each terminal is bounded, their sum is not (maxTerminals × memoryMiB
-  // neither bounds it: the memory outlives its terminal).
-  test.failing('memory filled in other terminals and passed by descriptor stays within the holder’s limit', async () => {
-    const name = `rt3-${process.pid}-${identity}`;
-    const holder = await start(
-      server,
-      py(
-        [
-          'import socket,os,time',
-          `s=socket.socket(socket.AF_UNIX); s.bind("\\0${name}"); s.listen(8)`,
-          'open("listening","w").close(); held=[]',
-          'for i in range(3):',
-          '  c,_=s.accept(); msg,fds,_,_=socket.recv_fds(c, 16, 4); held+=fds',
-          'print("held", sum(os.fstat(f).st_size for f in held)>>20, "MiB", flush=True)',
-        ].join('\n'),
-      ),
-    );
-    for (let i = 0; i < 100 && !existsSync(path.join(world.workspace, 'listening')); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    for (let i = 0; i < 3; i++) {
-      const giver = await run(
+  // gone, it stays charged to A's removed cgroup, in neither terminal's limit. The cgroup that
+  // holds every terminal's (limits.totalMemoryMiB, 512 here) still counts it, so B cannot hold
+  // 3 × 200 MiB: the third fill fails or a process of the tree is OOM-killed. Serving without a
+  // cgroup (rlimits only) nothing counts it (docs/SANDBOX-KERNEL.md).
+  const passedMemory = identity === 'root' ? test : test.failing;
+  passedMemory(
+    'memory filled in other terminals and passed by descriptor stays within the terminals’ total',
+    async () => {
+      const name = `rt3-${process.pid}-${identity}`;
+      const holder = await start(
         server,
         py(
           [
-            'import socket,os',
-            'fd=os.memfd_create("fill"); b=b"x"*(1<<20)',
-            'for i in range(200): os.write(fd, b)',
-            `c=socket.socket(socket.AF_UNIX); c.connect("\\0${name}"); socket.send_fds(c, [b"m"], [fd])`,
-            'print("gave", os.fstat(fd).st_size>>20)',
+            'import socket,os,time',
+            `s=socket.socket(socket.AF_UNIX); s.bind("\\0${name}"); s.listen(8)`,
+            'open("listening","w").close(); held=[]',
+            'for i in range(3):',
+            '  c,_=s.accept(); msg,fds,_,_=socket.recv_fds(c, 16, 4); held+=fds',
+            'print("held", sum(os.fstat(f).st_size for f in held)>>20, "MiB", flush=True)',
           ].join('\n'),
         ),
-        { timeoutSeconds: 60 },
       );
-      expect(giver.output).toContain('gave 200');
-    }
-    await call(server, 'terminal_wait_for_exit', { terminalId: holder, timeoutSeconds: 30 });
-    const out = await call(server, 'terminal_output', { terminalId: holder });
-    const text = JSON.stringify(out.result);
-    expect(text).toMatch(/held \d+ MiB|exitCode/);
-    expect(text).not.toMatch(/held 600 MiB/);
-  }, 120_000);
+      for (let i = 0; i < 100 && !existsSync(path.join(world.workspace, 'listening')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      for (let i = 0; i < 3; i++) {
+        const giver = await run(
+          server,
+          py(
+            [
+              'import socket,os',
+              'fd=os.memfd_create("fill"); b=b"x"*(1<<20)',
+              'for i in range(200): os.write(fd, b)',
+              `c=socket.socket(socket.AF_UNIX); c.connect("\\0${name}"); socket.send_fds(c, [b"m"], [fd])`,
+              'print("gave", os.fstat(fd).st_size>>20)',
+            ].join('\n'),
+          ),
+          { timeoutSeconds: 60 },
+        );
+        // The first two fit in the total; the third is where it binds.
+        if (i < 2) expect(giver.output).toContain('gave 200');
+      }
+      // Unbounded, B prints `held 600 MiB` at once; bounded, the third giver is stopped before it
+      // gives, or B is OOM-killed: B still waits, or ended, and never held 600 MiB.
+      await call(server, 'terminal_wait_for_exit', { terminalId: holder, timeoutSeconds: 10 });
+      const out = await call(server, 'terminal_output', { terminalId: holder });
+      await call(server, 'terminal_kill', { terminalId: holder });
+      expect(JSON.stringify(out.result)).not.toMatch(/held 600 MiB/);
+    },
+    120_000,
+  );
 
   test('threads count against processes: 400 threads do not start under processes 256', async () => {
     const result = await run(

@@ -48,6 +48,8 @@ export interface PolicyLimits {
   readonly memoryMiB?: number;
   /** Sandbox only: the size of a terminal's private /tmp (a tmpfs), in MiB. */
   readonly tmpMiB?: number;
+  /** Sandbox only, with a cgroup: the memory of all terminals of the server together, in MiB. */
+  readonly totalMemoryMiB?: number;
 }
 
 export interface EnvPolicy {

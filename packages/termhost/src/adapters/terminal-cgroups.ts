@@ -81,6 +81,22 @@ export class TerminalCgroups {
     }
   }
 
+  /**
+   * Limits the memory of all terminals together: the root that holds their
+   * cgroups (charges of a removed child cgroup stay in its parent, so what a
+   * terminal that ended left charged counts too). Throws when the kernel refuses.
+   */
+  capTotal(bytes: number): void {
+    const value = String(Math.floor(bytes));
+    if (this.version === 'v2') {
+      writeFileSync(join(this.roots.memory, 'memory.max'), value);
+      writeOptional(join(this.roots.memory, 'memory.swap.max'), '0');
+      return;
+    }
+    writeFileSync(join(this.roots.memory, 'memory.limit_in_bytes'), value);
+    writeOptional(join(this.roots.memory, 'memory.memsw.limit_in_bytes'), value);
+  }
+
   /** The limits layer in words, for the server-start record. */
   describe(limits: TerminalCgroupLimits): string {
     const mib = Math.round(limits.memoryBytes / 1024 / 1024);

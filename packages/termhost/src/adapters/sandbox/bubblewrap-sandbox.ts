@@ -557,6 +557,16 @@ function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
   const limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
   const perl = findProgram('perl', SYSTEM_PATH, 'perl-base');
   const cgroups = options.cgroups === false ? null : TerminalCgroups.detect();
+  if (cgroups !== null && limits.totalMemoryMiB !== undefined) {
+    try {
+      cgroups.capTotal(limits.totalMemoryMiB * 1024 * 1024);
+    } catch (error) {
+      throw new SandboxUnavailableError(
+        `the memory limit of all terminals together cannot be set: ${(error as Error).message}`,
+        'check that the cgroup file system is writable for termgate',
+      );
+    }
+  }
   const prlimit = cgroups === null ? findProgram('prlimit', SYSTEM_PATH, 'util-linux') : null;
   const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'));
   return {
@@ -574,7 +584,12 @@ function kernelLayers(options: BubblewrapSandboxOptions): KernelLayers {
           : `user ${identity.user} (uid ${identity.uid}, gid ${identity.gid}, no supplementary groups)`,
       keyring: 'a fresh, empty session keyring per command',
       filter: `seccomp (libseccomp), native ABI only; refused: ${filter.refused.join(', ')}; no nested user namespaces (--disable-userns)`,
-      limits: describeLimits(limits, cgroups?.describe(cgroupLimits(limits)) ?? null),
+      limits: describeLimits(
+        limits,
+        cgroups === null
+          ? null
+          : `${cgroups.describe(cgroupLimits(limits))}${limits.totalMemoryMiB === undefined ? '' : `; ${limits.totalMemoryMiB} MiB for all terminals together`}`,
+      ),
     },
   };
 }

@@ -16,6 +16,11 @@
  *   is set), so that a too-large allocation fails cleanly (`MemoryError`)
  *   before the cgroup has to OOM-kill.
  * - `tmpMiB`: the size of the terminal's private `/tmp` tmpfs.
+ * - `totalMemoryMiB`: the memory limit of the cgroup that holds every
+ *   terminal's cgroup (the server's `termgate-…` directory): the sum over
+ *   all terminals, which also counts pages still charged to the removed
+ *   cgroup of a terminal that ended (a memfd it passed to another terminal
+ *   over a socket, say). Cgroup only; absent means no such bound.
  *
  * A command cannot raise them (it has no CAP_SYS_RESOURCE); hitting one
  * fails that command's fork, allocation or write, nothing else.
@@ -24,6 +29,7 @@ export interface SandboxLimits {
   readonly processes: number;
   readonly memoryMiB: number;
   readonly tmpMiB: number;
+  readonly totalMemoryMiB?: number;
 }
 
 /** Defaults a developer's work fits in: a parallel build, a dev server, a test run. */
