@@ -12,8 +12,8 @@ import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
 /**
  * How commands are started (PROCESS_SPAWNER). With the policy's sandbox on,
  * inside it (its pid namespace confines what they start). Without it, the
- * strongest confinement the platform gives a plain spawn (README, "What
- * holds without the sandbox"):
+ * strongest confinement the platform gives a plain spawn (docs/PROTOCOL.md,
+ * "What holds without the sandbox"):
  * - in a cgroup v2 of their own when this process may create one (root, or
  *   a delegated cgroup), so that kill, release and shutdown reach what left
  *   the session, and a terminal reports processes left behind;
