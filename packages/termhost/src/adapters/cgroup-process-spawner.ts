@@ -4,13 +4,13 @@ import {
   constants,
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   rmdirSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
+import { makeServerCgroupRoot, tryRmdir } from './cgroup-root.js';
 import { assertExecutable } from './executable-check.js';
 import { launch } from './perl-launcher.js';
 
@@ -26,44 +26,10 @@ export function createTerminalCgroupRoot(): string | null {
   if (own === null) return null;
   try {
     accessSync(join(own, 'cgroup.procs'), constants.W_OK);
-    removeStaleRoots(own);
-    const root = join(own, `termgate-${process.pid}-${randomUUID().slice(0, 8)}`);
-    mkdirSync(root);
-    process.once('exit', () => removeTree(root));
-    return root;
   } catch {
     return null;
   }
-}
-
-/** Removes the empty cgroup directories left by termgate processes that are gone (killed before they could clean up). */
-function removeStaleRoots(own: string): void {
-  for (const entry of readdirSync(own)) {
-    const match = /^termgate-(\d+)(-|$)/.exec(entry);
-    if (match === null || processExists(Number(match[1]))) continue;
-    removeTree(join(own, entry));
-  }
-}
-
-/** rmdir of `dir`'s empty child cgroups, then of `dir`; populated ones stay. */
-function removeTree(dir: string): void {
-  try {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
-    }
-  } catch {
-    // gone
-  }
-  removeCgroup(dir);
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return makeServerCgroupRoot(own);
 }
 
 /** Where this process's cgroup v2 is: the cgroup2 mount point and our directory below it; `null` without one. */
@@ -145,7 +111,7 @@ export class CgroupProcessSpawner implements ProcessSpawner {
       );
       child = await this.inner.spawn({ ...request, argv: launched.argv, env: launched.env });
     } catch (error) {
-      removeCgroup(dir);
+      tryRmdir(dir);
       throw error;
     }
     return new CgroupProcess(child, dir);
@@ -233,13 +199,5 @@ function tryWrite(file: string, text: string): void {
     writeFileSync(file, text);
   } catch {
     // the cgroup is gone
-  }
-}
-
-function removeCgroup(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // still populated (it is removed when found empty) or gone
   }
 }

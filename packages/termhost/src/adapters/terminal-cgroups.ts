@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeServerCgroupRoot, tryRmdir } from './cgroup-root.js';
 
 /** What one terminal's cgroup bounds: the total of its whole process tree. */
 export interface TerminalCgroupLimits {
@@ -118,7 +119,7 @@ export class TerminalCgroups {
     // Allowed only where our cgroup holds no process of its own (the root cgroup, a delegated parent).
     if (!enabled(own)) writeOptional(join(own, 'cgroup.subtree_control'), '+memory +pids');
     if (!enabled(own)) return null;
-    const root = makeRoot(own);
+    const root = makeServerCgroupRoot(own);
     if (root === null) return null;
     writeOptional(join(root, 'cgroup.subtree_control'), '+memory +pids');
     if (!enabled(root)) {
@@ -132,9 +133,9 @@ export class TerminalCgroups {
     const memoryOwn = ownCgroup('memory', 'cgroup');
     const pidsOwn = ownCgroup('pids', 'cgroup');
     if (memoryOwn === null || pidsOwn === null) return null;
-    const memory = makeRoot(memoryOwn);
+    const memory = makeServerCgroupRoot(memoryOwn);
     if (memory === null) return null;
-    const pids = makeRoot(pidsOwn);
+    const pids = makeServerCgroupRoot(pidsOwn);
     if (pids === null) {
       tryRmdir(memory);
       return null;
@@ -175,56 +176,11 @@ function ownCgroup(controller: string, fstype: 'cgroup' | 'cgroup2'): string | n
   }
 }
 
-/** A fresh `termgate-<pid>-…` directory in `own` (stale ones of gone servers removed first), or `null`. */
-function makeRoot(own: string): string | null {
-  try {
-    for (const entry of readdirSync(own)) {
-      const match = /^termgate-(\d+)-/.exec(entry);
-      if (match === null || processExists(Number(match[1]))) continue;
-      const stale = join(own, entry);
-      for (const child of readdirSync(stale)) if (child.startsWith('t-')) tryRmdir(join(stale, child));
-      tryRmdir(stale);
-    }
-    const root = join(own, `termgate-${process.pid}-${randomUUID().slice(0, 8)}`);
-    mkdirSync(root);
-    process.once('exit', () => {
-      try {
-        for (const child of readdirSync(root)) if (child.startsWith('t-')) tryRmdir(join(root, child));
-      } catch {
-        // gone
-      }
-      tryRmdir(root);
-    });
-    return root;
-  } catch {
-    return null;
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** rmdir each directory; those still busy (tasks exiting) are retried for about 5 s, off the event loop's way. */
 function removeLater(dirs: readonly string[], attempt = 0): void {
   const left = dirs.filter((dir) => !tryRmdir(dir));
   if (left.length === 0 || attempt >= 50) return;
   setTimeout(() => removeLater(left, attempt + 1), 100).unref();
-}
-
-/** True once `dir` is gone. */
-function tryRmdir(dir: string): boolean {
-  try {
-    rmdirSync(dir);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
 }
 
 function writeOptional(file: string, text: string): void {
