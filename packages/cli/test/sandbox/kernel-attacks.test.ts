@@ -13,6 +13,7 @@ import { pause, WireServer } from '../e2e/support/wire-server.js';
 import {
   auditRecords,
   makeWorld,
+  py,
   readText,
   run,
   type SandboxWorld,
@@ -62,9 +63,6 @@ const existsPath = (p: string): boolean => {
 const spawnStatus = (cmd: string, args: string[]): number | null =>
   spawnSync(cmd, args, { stdio: 'ignore' }).status;
 const readlinkHost = (p: string): string => readlinkSync(p);
-
-/** python3 code run in the sandbox (Debian's, which has ctypes). */
-const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
 
 const who: ReadonlyArray<'self' | 'nobody'> = asRoot ? ['self', 'nobody'] : ['self'];
 

@@ -13,16 +13,13 @@ import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { WireServer } from '../e2e/support/wire-server.js';
 import { AS_ROOT, hostRun, IDENTITIES, serveAs } from './support/identity.js';
-import { call, makeWorld, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
+import { call, makeWorld, py, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
 
 const SECTION = ['  mode: required', '  network: none', 'limits:', '  memoryMiB: 256', '  tmpMiB: 64'].join(
   '\n',
 );
 
 const statOrNull = (p: string): Stats | null => statSync(p, { throwIfNoEntry: false }) ?? null;
-
-/** python3 code run in the sandbox (Debian's). */
-const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
 
 describe.each(IDENTITIES)('red team 2, serving as %s', (identity) => {
   let world: SandboxWorld;

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { isAlive } from '../../../../test-support/processes.js';
 import type { WireServer } from '../e2e/support/wire-server.js';
 import { AS_ROOT, IDENTITIES, serveAs } from './support/identity.js';
-import { call, makeWorld, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
+import { call, makeWorld, py, run, type SandboxWorld, start } from './support/sandbox-fixture.js';
 
 const SECTION = [
   '  mode: required',
@@ -24,9 +24,6 @@ const SECTION = [
   '  tmpMiB: 64',
   '  processes: 256',
 ].join('\n');
-
-/** python3 code run in the sandbox (Debian's). */
-const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
 
 describe.each(IDENTITIES)('red team 3, serving as %s', (identity) => {
   let world: SandboxWorld;

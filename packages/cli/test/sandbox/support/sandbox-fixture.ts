@@ -144,6 +144,9 @@ function isToolError(message: WireMessage): boolean {
   return (message.result as { isError?: boolean } | undefined)?.isError === true;
 }
 
+/** A command line that runs `code` with Debian's python3 (the one in the sandbox), quoted for bash. */
+export const py = (code: string): string => `/usr/bin/python3 -c '${code.replaceAll("'", "'\\''")}'`;
+
 export function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
