@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { CpuClock } from '../cpu-clock.js';
 import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { describeCause } from '../describe-cause.js';
 import { PolicyError } from '../policy-file/policy-error.js';
@@ -8,8 +9,15 @@ import type { CommandJudge } from '../ports/command-judge.js';
 import { SOURCE_ROOT } from '../shell/module-location.js';
 import type { FromWorker, ToWorker, WorkerStartError } from './judge-worker-protocol.js';
 
-/** How long `judge` waits for a decision by default: 2 s, far above a normal judgement (well under 1 ms) and the parser's own 150 ms budget. */
+/**
+ * How much of the worker's CPU time a decision may take by default: 2 s,
+ * far above a normal judgement (well under 1 ms) and the parser's own
+ * 150 ms budget.
+ */
 export const DEFAULT_JUDGE_TIMEOUT_MS = 2_000;
+
+/** How many times `timeoutMs` of wall-clock time a decision may wait, by default, while its worker has not used `timeoutMs` of CPU. */
+const STARVED_WAIT_FACTOR = 15;
 
 /** How long a worker may take to answer ready by default (load the grammar, run the embedded tests). */
 export const DEFAULT_JUDGE_START_TIMEOUT_MS = 30_000;
@@ -29,8 +37,18 @@ export interface CommandJudgeWorkerOptions {
    * true; false only when this exact text's examples are known to pass.
    */
   readonly checkExamples?: boolean;
-  /** Longest wait for one decision, in ms; past it the request is denied and the worker replaced. Default `DEFAULT_JUDGE_TIMEOUT_MS`. */
+  /**
+   * How long one decision may take, in ms of the worker's CPU time (where
+   * procfs tells it; else of wall-clock time); past it the request is
+   * denied and the worker replaced. Default `DEFAULT_JUDGE_TIMEOUT_MS`.
+   */
   readonly timeoutMs?: number;
+  /**
+   * The longest wall-clock wait for one decision, in ms, however little CPU
+   * its worker used (a worker blocked, or starved by a loaded machine).
+   * Default `STARVED_WAIT_FACTOR` × `timeoutMs`.
+   */
+  readonly maxWaitMs?: number;
   /** Longest wait for a worker to answer ready, in ms. Default `DEFAULT_JUDGE_START_TIMEOUT_MS`. */
   readonly startTimeoutMs?: number;
   /**
@@ -71,6 +89,8 @@ interface Worker {
   readonly inFlight: Set<number>;
   /** Killed, exited or failed to start: takes no more requests. */
   dead: boolean;
+  /** The CPU time of the thread that judges, once it said which (`ready`); null: the wall clock decides. */
+  clock: CpuClock | null;
 }
 
 /** A `judge` call waiting for its decision. */
@@ -79,6 +99,9 @@ interface Pending {
   readonly resolve: (decision: PolicyDecision) => void;
   /** Runs from the moment the request is sent to a ready worker. */
   timer: NodeJS.Timeout | null;
+  /** When it was sent (`performance.now()`), and the worker's CPU time then (null: unknown). */
+  sentAt: number;
+  cpuAtSend: number | null;
   /** The worker it was sent to; null while it waits for a worker to start. */
   worker: Worker | null;
 }
@@ -117,6 +140,7 @@ export class JudgeWorkerPool implements CommandJudge {
   readonly #checkExamples: boolean;
   readonly #launch: LaunchJudgeWorker;
   readonly #timeoutMs: number;
+  readonly #maxWaitMs: number;
   readonly #startTimeoutMs: number;
   readonly #workerPath: string;
   readonly #sha256: string;
@@ -137,6 +161,7 @@ export class JudgeWorkerPool implements CommandJudge {
     this.#policyText = options.policyText;
     this.#requirePassingTests = options.requirePassingTests;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS;
+    this.#maxWaitMs = Math.max(this.#timeoutMs, options.maxWaitMs ?? this.#timeoutMs * STARVED_WAIT_FACTOR);
     this.#startTimeoutMs = options.startTimeoutMs ?? DEFAULT_JUDGE_START_TIMEOUT_MS;
     this.#workerPath = options.workerPath ?? join(SOURCE_ROOT, 'adapters', 'judge-worker.js');
     this.#sha256 = createHash('sha256').update(options.policyText, 'utf8').digest('hex');
@@ -166,7 +191,7 @@ export class JudgeWorkerPool implements CommandJudge {
     if (this.#closing !== null) return Promise.resolve(denial('the policy judge is closed'));
     return new Promise((resolve) => {
       const id = this.#nextId++;
-      this.#pending.set(id, { request, resolve, timer: null, worker: null });
+      this.#pending.set(id, { request, resolve, timer: null, worker: null, sentAt: 0, cpuAtSend: null });
       if (this.#worker !== null) {
         this.#dispatch(id, this.#worker);
         return;
@@ -183,7 +208,10 @@ export class JudgeWorkerPool implements CommandJudge {
   close(): Promise<void> {
     if (this.#closing !== null) return this.#closing;
     for (const id of [...this.#pending.keys()]) this.#settle(id, denial('the policy judge was closed'));
-    if (this.#worker !== null) this.#worker.dead = true;
+    if (this.#worker !== null) {
+      this.#worker.dead = true;
+      this.#worker.clock?.close();
+    }
     this.#worker = null;
     this.#closing = Promise.all([...this.#children].map((child) => child.end())).then(() => undefined);
     return this.#closing;
@@ -200,6 +228,7 @@ export class JudgeWorkerPool implements CommandJudge {
         this.#failedStarts = 0;
         if (this.#closing !== null) {
           worker.dead = true;
+          worker.clock?.close();
           void worker.child.end();
           throw new Error('the policy judge was closed');
         }
@@ -224,6 +253,8 @@ export class JudgeWorkerPool implements CommandJudge {
       return;
     }
     pending.worker = worker;
+    pending.sentAt = performance.now();
+    pending.cpuAtSend = worker.clock?.ms() ?? null;
     pending.timer = setTimeout(() => this.#timedOut(id), this.#timeoutMs);
     worker.inFlight.add(id);
     const message: ToWorker = { type: 'judge', id, request: pending.request };
@@ -250,11 +281,34 @@ export class JudgeWorkerPool implements CommandJudge {
     if (pending === undefined) return;
     const { worker } = pending;
     if (worker === null) return; // only dispatched requests have a timer
-    this.#settle(
-      id,
-      denial(`the policy judge did not answer within ${this.#timeoutMs} ms; it was restarted`),
-    );
-    this.#retire(worker, `it did not answer within ${this.#timeoutMs} ms`);
+    const waitMore = this.#starvedFor(pending, worker);
+    if (waitMore > 0) {
+      pending.timer = setTimeout(() => this.#timedOut(id), waitMore);
+      return;
+    }
+    const why =
+      waitMore < 0
+        ? `did not answer within ${this.#maxWaitMs} ms, though it used less than ${this.#timeoutMs} ms of CPU`
+        : `did not answer within ${this.#timeoutMs} ms`;
+    this.#settle(id, denial(`the policy judge ${why}; it was restarted`));
+    this.#retire(worker, `it ${why}`);
+  }
+
+  /**
+   * How much longer (ms) a request whose timer ran out may wait: its worker
+   * has used less than `timeoutMs` of CPU since it was sent (it waited for
+   * the CPU, not used it) and `maxWaitMs` has not passed. 0: it used its
+   * CPU time (or the CPU time is unknown); -1: it waited `maxWaitMs`.
+   */
+  #starvedFor(pending: Pending, worker: Worker): number {
+    if (pending.cpuAtSend === null || worker.clock === null) return 0;
+    const now = worker.clock.ms();
+    if (now === null) return 0;
+    const spent = now - pending.cpuAtSend;
+    if (spent >= this.#timeoutMs) return 0;
+    const left = this.#maxWaitMs - (performance.now() - pending.sentAt);
+    if (left <= 0) return -1;
+    return Math.max(1, Math.min(this.#timeoutMs - spent, left));
   }
 
   /** Kills a worker that failed and denies what it had; the next request starts another. */
@@ -262,6 +316,8 @@ export class JudgeWorkerPool implements CommandJudge {
     if (worker.dead) return;
     worker.dead = true;
     if (this.#worker === worker) this.#worker = null;
+    worker.clock?.close();
+    worker.clock = null;
     worker.child.kill();
     for (const id of [...worker.inFlight]) {
       this.#settle(id, denial(`the policy judge worker stopped (${why}) before it answered`));
@@ -301,6 +357,9 @@ export class JudgeWorkerPool implements CommandJudge {
               }
               ready = true;
               clearTimeout(timer);
+              if (message.pid !== undefined && message.tid !== undefined) {
+                worker.clock = CpuClock.openThread(message.pid, message.tid);
+              }
               resolve(worker);
             }
           },
@@ -321,7 +380,7 @@ export class JudgeWorkerPool implements CommandJudge {
         return;
       }
       this.#children.add(child);
-      worker = { child, inFlight: new Set(), dead: false };
+      worker = { child, inFlight: new Set(), dead: false, clock: null };
       timer = setTimeout(
         () => fail(new Error(`the policy judge worker did not start within ${this.#startTimeoutMs} ms`)),
         this.#startTimeoutMs,

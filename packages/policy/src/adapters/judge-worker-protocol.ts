@@ -7,7 +7,8 @@ import type { PolicyErrorCode, PolicyIssue } from '../policy-file/policy-error.j
  * a worker thread, or JSON-serialized over the `fork` channel.
  *
  * 1. parent → `init` (the policy text, its path, whether embedded tests must pass and examples be checked)
- * 2. worker → `ready` (the sha256 of the text it parsed) or `failed` (why; it then exits)
+ * 2. worker → `ready` (the sha256 of the text it parsed, and the process and
+ *    thread ids that judge, for the CPU clock) or `failed` (why; it then exits)
  * 3. parent → `judge` {id, request}, any number, not waiting for answers
  * 4. worker → `decision` {id, decision}, one per `judge`, in order
  */
@@ -23,7 +24,13 @@ export type ToWorker =
   | { readonly type: 'judge'; readonly id: number; readonly request: CommandRequest };
 
 export type FromWorker =
-  | { readonly type: 'ready'; readonly sha256: string }
+  | {
+      readonly type: 'ready';
+      readonly sha256: string;
+      /** The process and Linux thread that judge (`/proc/<pid>/task/<tid>`); absent where procfs does not answer. */
+      readonly pid?: number;
+      readonly tid?: number;
+    }
   | { readonly type: 'failed'; readonly error: WorkerStartError }
   | { readonly type: 'decision'; readonly id: number; readonly decision: PolicyDecision };
 

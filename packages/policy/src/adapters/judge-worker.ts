@@ -12,6 +12,7 @@
  */
 
 import { parentPort } from 'node:worker_threads';
+import { ownThreadId } from '../cpu-clock.js';
 import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { createPolicyEngine, type PolicyEngine } from '../engine/policy-engine.js';
 import { parsePolicyText } from '../policy-file/load-policy.js';
@@ -41,7 +42,8 @@ async function init(message: Extract<ToWorker, { type: 'init' }>): Promise<void>
       requirePassingTests: message.requirePassingTests,
       checkExamples: message.checkExamples ?? true,
     });
-    send({ type: 'ready', sha256: policy.sha256 });
+    const tid = ownThreadId();
+    send({ type: 'ready', sha256: policy.sha256, ...(tid !== null && { pid: process.pid, tid }) });
   } catch (error) {
     // End once the answer is handed over: the parent rejects `start` with it.
     // (In a worker thread, `process.exit` ends the thread, not the process.)

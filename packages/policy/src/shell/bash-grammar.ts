@@ -2,21 +2,53 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { CpuClock } from '../cpu-clock.js';
 import { SOURCE_ROOT } from './module-location.js';
 
 /** A loaded tree-sitter-bash parser. `parse` is synchronous; callers own (and `delete`) the tree. */
 export interface BashParser {
-  /** Throws `ParseBudgetError` when parsing takes longer than `PARSE_BUDGET_MS`. */
+  /** Throws `ParseBudgetError` when parsing uses more than `PARSE_BUDGET_MS` (see there). */
   parse(text: string): Tree;
 }
 
 /**
- * Wall-clock budget for one parse. tree-sitter's error recovery is
- * superlinear on some inputs (40 KB of `ls|ls|…|` took 2.7 s and 1.7 GB,
- * 170 KB aborted the wasm module for the rest of the process); a parse that
- * runs past the budget is cancelled and the line refused.
+ * Budget for one parse, in CPU time of the parsing thread. tree-sitter's
+ * error recovery is superlinear on some inputs (40 KB of `ls|ls|…|` took
+ * 2.7 s and 1.7 GB, 170 KB aborted the wasm module for the rest of the
+ * process); a parse that has used the budget is cancelled and the line
+ * refused. The parse is checked against the wall clock first (cheap) and,
+ * once that has passed the budget, against the thread's CPU time
+ * (`CpuClock`): on a loaded machine the wall clock also runs while other
+ * processes have the CPU, and a legitimate line must not be refused for
+ * the machine's load. Where procfs does not answer, the wall clock decides.
  */
 export const PARSE_BUDGET_MS = 150;
+
+/** How often, at least, the CPU time is read again once the wall clock is past the budget: the kernel's tick. */
+const CPU_RECHECK_MS = 10;
+
+/** The parsing thread's clock, opened on the first parse (each worker thread has its own module instance). */
+let threadClock: CpuClock | null | undefined;
+
+/**
+ * A progress callback for `Parser.parse` that cancels (returns true) once
+ * the parse has used `budgetMs` of the thread's CPU time; `clock` null
+ * means the wall clock alone.
+ */
+export function parseBudget(budgetMs: number, clock: Pick<CpuClock, 'ms'> | null): () => boolean {
+  const started = clock?.ms() ?? null;
+  let deadline = performance.now() + budgetMs;
+  return () => {
+    const now = performance.now();
+    if (now <= deadline) return false;
+    const used = started === null ? null : (clock?.ms() ?? null);
+    if (used === null || started === null) return true;
+    const spent = used - started;
+    if (spent >= budgetMs) return true;
+    deadline = now + Math.max(CPU_RECHECK_MS, budgetMs - spent);
+    return false;
+  };
+}
 
 export class ParseBudgetError extends Error {
   constructor() {
@@ -47,8 +79,10 @@ export function loadBashParser(): Promise<BashParser> {
     parser.setLanguage(language);
     return {
       parse(text: string): Tree {
-        const deadline = performance.now() + PARSE_BUDGET_MS;
-        const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+        if (threadClock === undefined) threadClock = CpuClock.openOwnThread();
+        const tree = parser.parse(text, null, {
+          progressCallback: parseBudget(PARSE_BUDGET_MS, threadClock),
+        });
         if (!tree) {
           // A cancelled parse would otherwise resume on the next call, with the next text.
           parser.reset();

@@ -14,6 +14,7 @@ import {
   builtJudgeWorker,
   HANG_COMMAND as HANG,
   hangingJudgeWorker,
+  stallCommand,
   waitUntil,
 } from '../support/judge-worker.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -27,7 +28,7 @@ const started: ChildProcessCommandJudge[] = [];
 
 async function startJudge(
   policy: LoadedPolicy,
-  options: { timeoutMs?: number; workerPath?: string } = {},
+  options: { timeoutMs?: number; maxWaitMs?: number; workerPath?: string } = {},
 ): Promise<ChildProcessCommandJudge> {
   const judge = await ChildProcessCommandJudge.start({
     policyPath: policy.path,
@@ -238,6 +239,30 @@ describe('ChildProcessCommandJudge: start and close', () => {
       decision: 'deny',
       reason: 'denied: the policy judge is closed; nothing was run',
     });
+  });
+
+  test('a judgement whose process waits without using the CPU (as on a loaded machine) is not timed out: the timeout counts CPU time', async () => {
+    const policy = await loadPolicyFile(DEFAULT_POLICY);
+    const judge = await startJudge(policy, { timeoutMs: 300, workerPath: hanging });
+    const first = judge.pid;
+    const stalled = stallCommand(1_500);
+    const expected = JSON.parse(JSON.stringify((await createPolicyEngine(policy)).judge(line(stalled))));
+    await expect(judge.judge(line(stalled))).resolves.toEqual(expected);
+    expect(expected.reason).not.toMatch(/did not answer/);
+    expect(judge.pid).toBe(first);
+  });
+
+  test('a judgement that waits past maxWaitMs is denied even though its process used no CPU; the process is replaced', async () => {
+    const policy = await loadPolicyFile(DEFAULT_POLICY);
+    const judge = await startJudge(policy, { timeoutMs: 300, maxWaitMs: 900, workerPath: hanging });
+    const first = judge.pid;
+    await expect(judge.judge(line(stallCommand(60_000)))).resolves.toMatchObject({
+      decision: 'deny',
+      reason:
+        'denied: the policy judge did not answer within 900 ms, though it used less than 300 ms of CPU; it was restarted; nothing was run',
+    });
+    await expect(judge.judge(line('git status'))).resolves.toMatchObject({ decision: 'allow' });
+    expect(judge.pid).not.toBe(first);
   });
 
   test('close during a hung judgement denies it and still ends the worker', async () => {

@@ -14,6 +14,7 @@ import {
   CRASH_COMMAND as CRASH,
   HANG_COMMAND as HANG,
   hangingJudgeWorker,
+  stallCommand,
   waitUntil,
 } from '../support/judge-worker.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -30,7 +31,7 @@ const started: WorkerThreadCommandJudge[] = [];
 
 async function startJudge(
   policy: LoadedPolicy,
-  options: { timeoutMs?: number; workerPath?: string; checkExamples?: boolean } = {},
+  options: { timeoutMs?: number; maxWaitMs?: number; workerPath?: string; checkExamples?: boolean } = {},
 ): Promise<WorkerThreadCommandJudge> {
   const judge = await WorkerThreadCommandJudge.start({
     policyPath: policy.path,
@@ -113,6 +114,28 @@ describe('WorkerThreadCommandJudge: a failure in the thread denies, and the thre
     expect(behind).toMatchObject({
       decision: 'deny',
       reason: expect.stringMatching(/did not answer within 400 ms/),
+    });
+    await expect(judge.judge(line('git status'))).resolves.toMatchObject({ decision: 'allow' });
+    expect(judge.threadId).not.toBe(first);
+  });
+
+  test('a judgement whose thread waits without using the CPU (as on a loaded machine) is not timed out: the timeout counts CPU time', async () => {
+    const judge = await startJudge(policy, { timeoutMs: 300, workerPath: hanging });
+    const first = judge.threadId;
+    const stalled = stallCommand(1_500);
+    const expected = JSON.parse(JSON.stringify((await createPolicyEngine(policy)).judge(line(stalled))));
+    await expect(judge.judge(line(stalled))).resolves.toEqual(expected);
+    expect(expected.reason).not.toMatch(/did not answer/);
+    expect(judge.threadId).toBe(first);
+  });
+
+  test('a judgement that waits past maxWaitMs is denied even though its thread used no CPU; the thread is replaced', async () => {
+    const judge = await startJudge(policy, { timeoutMs: 300, maxWaitMs: 900, workerPath: hanging });
+    const first = judge.threadId;
+    await expect(judge.judge(line(stallCommand(60_000)))).resolves.toMatchObject({
+      decision: 'deny',
+      reason:
+        'denied: the policy judge did not answer within 900 ms, though it used less than 300 ms of CPU; it was restarted; nothing was run',
     });
     await expect(judge.judge(line('git status'))).resolves.toMatchObject({ decision: 'allow' });
     expect(judge.threadId).not.toBe(first);

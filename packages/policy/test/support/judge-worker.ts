@@ -28,6 +28,13 @@ export function hangingJudgeWorker(): string {
 /** The command line that `hangingJudgeWorker()` never answers (the fixture spells it too). */
 export const HANG_COMMAND = 'termgate-judge-worker-test: hang';
 
+/**
+ * The command line on which `hangingJudgeWorker()` blocks for `ms` without
+ * using the CPU (as a thread the machine does not schedule), then answers
+ * as the shipped worker (the fixture spells the prefix too).
+ */
+export const stallCommand = (ms: number): string => `termgate-judge-worker-test: stall ${ms}`;
+
 /** The command line on which `hangingJudgeWorker()` fills its heap until it dies of it (the fixture spells it too). */
 export const CRASH_COMMAND = 'termgate-judge-worker-test: crash';
 
