@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
 import { buildContainer } from '../composition/composition-root.js';
-import type { PolicyRuntime } from '../composition/policy-runtime.js';
-import { POLICY_RUNTIME } from '../composition/tokens.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { TERMGATE_VERSION } from '../version.js';
@@ -88,15 +86,14 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const { logger, notices } = await startProcess('serve', config, io);
   if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
-  const container = buildContainer(config, logger, notices, { reclaimExited: true });
-  const app = container.get(ServeApplication);
+  const app = buildContainer(config, logger, notices, { reclaimExited: true }).get(ServeApplication);
   // The policy gate starts while the protocol already answers; no terminal
   // verb runs before it is ready. If it cannot start, serve stops with exit
   // code 1: no policy, no audit trail, no commands.
   // Whatever stdin does: the exit code waits for the gate's outcome, so a bad
   // --audit path with stdin already closed still says why and exits 1.
   let componentDied = false;
-  const started = container.getAsync<PolicyRuntime>(POLICY_RUNTIME).then(
+  const started = app.policyRuntime().then(
     (runtime) => {
       // A sandbox part that dies (its namespace holder, the relay) stops the server cleanly: pending
       // requests answered, terminals ended, the trail's stop record, the runtime directory removed.

@@ -1,35 +1,28 @@
-import 'reflect-metadata/lite';
-import { AcpProxy, McpServer, outputBudgetFor, type SchemaValidator } from '@termgate/core';
+import { AcpProxy, McpServer, type SchemaValidator } from '@termgate/core';
 import { AjvSchemaValidator } from '@termgate/core/adapters';
-import {
-  GATE,
-  type Gate,
-  PROCESS_SPAWNER,
-  type ProcessSpawner,
-  ProcessTerminalHost,
-  TERMINAL_HOST,
-  TERMINAL_OBSERVER,
-  type TerminalHost,
-  type TerminalObserver,
-} from '@termgate/termhost';
+import { ProcessTerminalHost, TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { DeferredTerminalHost } from '@termgate/termhost/adapters';
 import { StdioTransport } from '@termgate/transport-stdio';
-import { Container } from 'inversify';
+import { Container, decorate, inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
+import { AcpProxyApplication } from '../acp-proxy/acp-proxy-application.js';
 import type { Notices } from '../logging.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
-import { TERMGATE_VERSION } from '../version.js';
-import { commandSpawner } from './command-spawner.js';
 import type { CompositionOptions } from './composition-options.js';
 import { anchorOf, type PolicyRuntime } from './policy-runtime.js';
+import type { PolicyStartup } from './policy-startup.js';
+import { acpProxyOptions, mcpServerOptions } from './protocol-options.js';
 import {
+  ACP_PROXY_OPTIONS,
   COMPOSITION_OPTIONS,
+  MCP_SERVER_OPTIONS,
   NOTICES,
   OPEN_STDIO_TRANSPORT,
   type OpenStdioTransport,
   POLICY_RUNTIME,
   POLICY_RUNTIME_STARTED,
+  POLICY_STARTUP,
   ROOT_LOGGER,
   SCHEMA_VALIDATOR,
   SERVE_CONFIG,
@@ -37,25 +30,42 @@ import {
   type ShutdownHook,
 } from './tokens.js';
 
+// @termgate/core does not import inversify: the injections of its classes are declared here.
+decorate(injectable(), AjvSchemaValidator);
+decorate(injectable(), McpServer);
+decorate(inject(TERMINAL_HOST), McpServer, 0);
+decorate(inject(SCHEMA_VALIDATOR), McpServer, 1);
+decorate(inject(MCP_SERVER_OPTIONS), McpServer, 2);
+decorate(injectable(), AcpProxy);
+decorate(inject(TERMINAL_HOST), AcpProxy, 0);
+decorate(inject(SCHEMA_VALIDATOR), AcpProxy, 1);
+decorate(inject(ACP_PROXY_OPTIONS), AcpProxy, 2);
+
 /**
  * The composition root of `serve` and `acp-proxy`: with policy-module.ts,
- * the only place that names concrete classes and builds them (adapters
- * build their own parts). Every binding is a singleton for the life of the
- * process.
+ * the only place that names concrete classes and binds them to their
+ * tokens. The container builds them: classes declare what they are given
+ * (`@inject` in the cli's own classes; `decorate` above and in
+ * policy-module.ts for the other packages' classes, which do not import
+ * inversify), the root binds configuration as constants and values made
+ * from other bindings with `toResolvedValue` and their declared
+ * dependencies. Every binding is a singleton for the life of the process.
+ * A command resolves its application (`ServeApplication`,
+ * `AcpProxyApplication`) once; nothing else asks the container.
  *
- * Start-up is asynchronous and fails closed. Resolving POLICY_RUNTIME (with
- * `getAsync`) loads policy-module.ts, which imports @termgate/policy, and
- * starts the policy side in order (see there); `serve` resolves
- * ServeApplication at once, so the protocol answers while that runs, and
- * its TERMINAL_HOST waits for the gate (nothing runs before it; if it
- * never starts, every verb fails). `acp-proxy` awaits POLICY_RUNTIME before
- * it starts the agent.
+ * Start-up is asynchronous and fails closed. The one binding that reaches
+ * back into the container is `PolicyStartup` (`lazyPolicyStartup`): on
+ * first use it imports policy-module.ts, which imports @termgate/policy,
+ * loads it and resolves the started policy side (see there). `serve`
+ * resolves ServeApplication at once, so the protocol answers while that
+ * runs, and its TERMINAL_HOST waits for the gate (nothing runs before it;
+ * if it never starts, every verb fails). `acp-proxy` waits for the start
+ * before it starts the agent.
  *
- * `reflect-metadata/lite` (the Reflect metadata API without its internal
- * polyfills; what inversify itself loads) is imported first:
- * ServeApplication's `@injectable`/`@inject` decorators record their
- * metadata through it. It is a dependency of the cli for that, and
- * inversify's peer dependency.
+ * inversify itself loads `reflect-metadata/lite` (the Reflect metadata API
+ * without its internal polyfills), through which the `@injectable`/`@inject`
+ * decorators and `decorate` record their metadata; reflect-metadata is a
+ * dependency of the cli as inversify's peer dependency.
  */
 export function buildContainer(
   config: ServeConfig,
@@ -69,102 +79,72 @@ export function buildContainer(
   container.bind<Notices>(NOTICES).toConstantValue(notices);
   container.bind<CompositionOptions>(COMPOSITION_OPTIONS).toConstantValue(options);
 
-  container.bind<PolicyRuntime>(POLICY_RUNTIME).toDynamicValue(async () => {
-    const { policyModule } = await import('./policy-module.js');
-    await container.loadAsync(policyModule);
-    return container.getAsync<PolicyRuntime>(POLICY_RUNTIME_STARTED);
-  });
-
-  container.bind<ProcessSpawner>(PROCESS_SPAWNER).toDynamicValue(async () => {
-    const runtime = await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
-    return commandSpawner(runtime.sandbox, logger.child({ component: 'termhost' }));
-  });
-  // The gate decides every verb; the policy's limits and inherited
-  // environment apply; command lines run in bash (or the checked --shell)
-  // without startup files.
-  container.bind(ProcessTerminalHost).toDynamicValue(async () => {
-    const runtime = await container.getAsync<PolicyRuntime>(POLICY_RUNTIME);
-    const limits = runtime.policy.limits;
-    const termhostLogger = logger.child({ component: 'termhost' });
-    return new ProcessTerminalHost({
-      cwd: config.cwd,
-      gate: await container.getAsync<Gate>(GATE),
-      observer: await container.getAsync<TerminalObserver>(TERMINAL_OBSERVER),
-      spawner: await container.getAsync<ProcessSpawner>(PROCESS_SPAWNER),
-      digestOutput: true,
-      reclaimExited: options.reclaimExited,
-      inheritEnv: runtime.policy.inheritedEnv(process.env),
-      ...(limits.maxTerminals !== undefined && { maxTerminals: limits.maxTerminals }),
-      ...(limits.maxOutputBytes !== undefined && { maxOutputBytes: limits.maxOutputBytes }),
-      ...(limits.timeoutSeconds !== undefined && { timeoutMs: limits.timeoutSeconds * 1000 }),
-      ...(config.shell !== null && { shellPrefix: [config.shell, '--noprofile', '--norc', '-c'] }),
-      onError: (error, where) => termhostLogger.warn({ err: error, where }, 'termhost error'),
-    });
-  });
+  container.bind<PolicyStartup>(POLICY_STARTUP).toConstantValue(lazyPolicyStartup(container));
+  container
+    .bind<PolicyRuntime>(POLICY_RUNTIME)
+    .toResolvedValue((startup: PolicyStartup) => startup.runtime(), [POLICY_STARTUP]);
   // Available at once; every verb waits for the gated host, and fails if it never starts.
   container
     .bind<TerminalHost>(TERMINAL_HOST)
-    .toDynamicValue(() => new DeferredTerminalHost(container.getAsync(ProcessTerminalHost)));
-
-  container.bind<ShutdownHook[]>(SHUTDOWN_HOOKS).toDynamicValue(() => [
-    async (reason) => {
-      const runtime = await container.getAsync<PolicyRuntime>(POLICY_RUNTIME).catch(() => null);
-      const head = runtime?.stop(reason);
-      // An external witness of the trail's end: with it, `audit verify --anchor` catches a later rewrite.
-      if (head) {
-        notices.anchor(
-          `audit trail closed; head at stop: ${anchorOf(head)} (keep it: termgate audit verify --anchor)`,
-          {
-            auditHead: anchorOf(head),
-            auditPath: runtime?.auditPath,
-          },
-        );
-      }
-    },
-  ]);
+    .toResolvedValue((startup: PolicyStartup) => new DeferredTerminalHost(startup.host()), [POLICY_STARTUP]);
+  container
+    .bind<ShutdownHook[]>(SHUTDOWN_HOOKS)
+    .toResolvedValue((startup: PolicyStartup) => [closeAuditTrail(startup, notices)], [POLICY_STARTUP]);
 
   container
     .bind<OpenStdioTransport>(OPEN_STDIO_TRANSPORT)
     .toConstantValue(
       (input, output, transportOptions) => new StdioTransport(input, output, transportOptions),
     );
-  container.bind<SchemaValidator>(SCHEMA_VALIDATOR).toDynamicValue(() => new AjvSchemaValidator());
-  container.bind(McpServer).toDynamicValue(
-    (context) =>
-      new McpServer(
-        context.get<TerminalHost>(TERMINAL_HOST),
-        context.get<SchemaValidator>(SCHEMA_VALIDATOR),
-        {
-          serverInfo: { name: 'termgate', version: TERMGATE_VERSION },
-          outputBudget: container
-            .getAsync<PolicyRuntime>(POLICY_RUNTIME)
-            .then((runtime) => outputBudgetFor(runtime.policy.limits.maxOutputChars)),
-          // The instructions and terminal_create's description say what the sandbox means, when it is on.
-          sandbox: () =>
-            container.getAsync<PolicyRuntime>(POLICY_RUNTIME).then(({ policy: { sandbox } }) =>
-              sandbox.mode === 'required'
-                ? {
-                    protectGit: sandbox.protectGit,
-                    privateTmp: sandbox.privateTmp,
-                    network: typeof sandbox.network === 'string' ? sandbox.network : 'allowlist',
-                  }
-                : null,
-            ),
-          logger: logger.child({ component: 'mcp' }),
-          ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
-          ...(config.approvalStateTtlMs !== undefined && {
-            requestState: { ttlMs: config.approvalStateTtlMs },
-          }),
-        },
-      ),
-  );
+  container.bind<SchemaValidator>(SCHEMA_VALIDATOR).to(AjvSchemaValidator);
+  container
+    .bind(MCP_SERVER_OPTIONS)
+    .toResolvedValue(mcpServerOptions, [SERVE_CONFIG, ROOT_LOGGER, POLICY_STARTUP]);
+  container.bind(ACP_PROXY_OPTIONS).toResolvedValue(acpProxyOptions, [SERVE_CONFIG, ROOT_LOGGER]);
+  container.bind(McpServer).toSelf();
+  container.bind(AcpProxy).toSelf();
   container.bind(ServeApplication).toSelf();
-  container.bind(AcpProxy).toDynamicValue(
-    (context) =>
-      new AcpProxy(context.get<TerminalHost>(TERMINAL_HOST), context.get<SchemaValidator>(SCHEMA_VALIDATOR), {
-        logger: logger.child({ component: 'acp-proxy' }),
-        ...(config.approvalTimeoutMs !== undefined && { approvalTimeoutMs: config.approvalTimeoutMs }),
-      }),
-  );
+  container.bind(AcpProxyApplication).toSelf();
   return container;
+}
+
+/**
+ * Loads policy-module.ts on first use and resolves the started policy side
+ * from it: the lazy edge of the graph, so that the protocol answers before
+ * @termgate/policy loads. The start is shared; a failed start stays failed.
+ */
+function lazyPolicyStartup(container: Container): PolicyStartup {
+  let runtime: Promise<PolicyRuntime> | null = null;
+  let host: Promise<ProcessTerminalHost> | null = null;
+  const startup: PolicyStartup = {
+    runtime: () => {
+      runtime ??= import('./policy-module.js')
+        .then(({ policyModule }) => container.loadAsync(policyModule))
+        .then(() => container.getAsync<PolicyRuntime>(POLICY_RUNTIME_STARTED));
+      return runtime;
+    },
+    host: () => {
+      host ??= startup.runtime().then(() => container.getAsync(ProcessTerminalHost));
+      return host;
+    },
+  };
+  return startup;
+}
+
+/** The shutdown hook that ends the audit trail (its stop record) and prints its head as an anchor. */
+function closeAuditTrail(startup: PolicyStartup, notices: Notices): ShutdownHook {
+  return async (reason) => {
+    const runtime = await startup.runtime().catch(() => null);
+    const head = runtime?.stop(reason);
+    // An external witness of the trail's end: with it, `audit verify --anchor` catches a later rewrite.
+    if (head) {
+      notices.anchor(
+        `audit trail closed; head at stop: ${anchorOf(head)} (keep it: termgate audit verify --anchor)`,
+        {
+          auditHead: anchorOf(head),
+          auditPath: runtime?.auditPath,
+        },
+      );
+    }
+  };
 }

@@ -20,6 +20,18 @@ export const SCHEMA_VALIDATOR: unique symbol = Symbol.for('termgate.SchemaValida
 export const SHUTDOWN_HOOKS: unique symbol = Symbol.for('termgate.ShutdownHooks');
 /** The started policy side (`PolicyRuntime`): resolving it starts the gate, and fails closed. */
 export const POLICY_RUNTIME: unique symbol = Symbol.for('termgate.PolicyRuntime');
+/** `PolicyStartup`: starts the policy side on first use, from the lazily loaded policy-module.ts. */
+export const POLICY_STARTUP: unique symbol = Symbol.for('termgate.PolicyStartup');
+/** `McpServerOptions` of `serve`'s `McpServer`. */
+export const MCP_SERVER_OPTIONS: unique symbol = Symbol.for('termgate.McpServerOptions');
+/** `AcpProxyOptions` of `acp-proxy`'s `AcpProxy`. */
+export const ACP_PROXY_OPTIONS: unique symbol = Symbol.for('termgate.AcpProxyOptions');
+/** `PolicyParts`: the loaded policy, the judge, the audit sink and the sandbox, started together (policy-parts.ts). */
+export const POLICY_PARTS: unique symbol = Symbol.for('termgate.PolicyParts');
+/** `PolicyInfo`: the loaded policy's path and sha256, as the gate records them. */
+export const POLICY_INFO: unique symbol = Symbol.for('termgate.PolicyInfo');
+/** `PolicyGateOptions`: the gate's sandbox profiler, when the sandbox is on. */
+export const POLICY_GATE_OPTIONS: unique symbol = Symbol.for('termgate.PolicyGateOptions');
 /** The loaded, validated and self-tested policy (`LoadedPolicy`). */
 export const LOADED_POLICY: unique symbol = Symbol.for('termgate.LoadedPolicy');
 /** The started sandbox (`SandboxRuntime`), or null when the policy's sandbox mode is `off`. */
@@ -32,7 +44,7 @@ export const OPEN_STDIO_TRANSPORT: unique symbol = Symbol.for('termgate.OpenStdi
 
 /** Runs once every terminal ended, in order, during shutdown (e.g. the audit trail's stop record). */
 export type ShutdownHook = (reason: string) => void | Promise<void>;
-/** Bound by policy-module.ts; POLICY_RUNTIME resolves it once that module is loaded. */
+/** Bound by policy-module.ts; `PolicyStartup` resolves it once that module is loaded. */
 export const POLICY_RUNTIME_STARTED: unique symbol = Symbol.for('termgate.PolicyRuntimeStarted');
 
 /** A `StdioTransport` over the given streams, made by the container. */

@@ -4,9 +4,12 @@ import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import type { StdioTransport } from '@termgate/transport-stdio';
 import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
+import type { PolicyRuntime } from '../composition/policy-runtime.js';
+import type { PolicyStartup } from '../composition/policy-startup.js';
 import {
   OPEN_STDIO_TRANSPORT,
   type OpenStdioTransport,
+  POLICY_STARTUP,
   ROOT_LOGGER,
   SHUTDOWN_HOOKS,
   type ShutdownHook,
@@ -40,7 +43,17 @@ export class ServeApplication {
     @inject(ROOT_LOGGER) private readonly logger: Logger,
     @inject(SHUTDOWN_HOOKS) private readonly shutdownHooks: readonly ShutdownHook[],
     @inject(OPEN_STDIO_TRANSPORT) private readonly openTransport: OpenStdioTransport,
+    @inject(POLICY_STARTUP) private readonly policy: PolicyStartup,
   ) {}
+
+  /**
+   * The policy side, starting while the protocol already answers (the
+   * server's construction started it): resolves once the gate stands, and
+   * rejects when it could not start, in which case every verb fails.
+   */
+  policyRuntime(): Promise<PolicyRuntime> {
+    return this.policy.runtime();
+  }
 
   /**
    * `stallTimeoutMs`: how long the client may leave our output unread before
