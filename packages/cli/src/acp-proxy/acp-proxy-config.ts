@@ -1,4 +1,10 @@
-import { RUNTIME_OPTIONS_USAGE, RUNTIME_VALUED_OPTIONS, runtimeConfig } from '../commands/runtime-options.js';
+import {
+  parseRuntimeArgs,
+  RUNTIME_OPTIONS_USAGE,
+  RUNTIME_VALUED_OPTIONS,
+  runtimeConfig,
+  runtimeValue,
+} from '../commands/runtime-options.js';
 import { UsageError } from '../commands/usage.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 
@@ -37,35 +43,20 @@ export function agentCommandStart(argv: readonly string[]): number {
 /**
  * Options come first; the agent command follows `--` (or starts at the first
  * argument that is not an option), so the agent's own flags are never read
- * as ours. Throws `UsageError`.
+ * as ours. The options are read as serve reads them (`node:util` parseArgs,
+ * strict), and none may be empty. Throws `UsageError`.
  */
 export function parseAcpProxyArgs(argv: readonly string[], cwd: string): AcpProxyConfig {
-  const values = new Map<string, string>();
-  let auditFsync = false;
-  let index = 0;
-  while (index < argv.length) {
-    const token = argv[index]!;
-    if (token === '--') {
-      index++;
-      break;
-    }
-    if (!token.startsWith('-')) break;
-    if (token === '--audit-fsync') {
-      auditFsync = true;
-      index++;
-      continue;
-    }
-    const eq = token.indexOf('=');
-    const name = eq === -1 ? token : token.slice(0, eq);
-    if (!VALUED.has(name)) throw new UsageError(`unknown option ${token}`);
-    const value = eq === -1 ? argv[index + 1] : token.slice(eq + 1);
-    if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
-    values.set(name, value);
-    index += eq === -1 ? 2 : 1;
+  const start = agentCommandStart(argv);
+  const { values, positionals } = parseRuntimeArgs(argv.slice(0, start), {});
+  // Only a lone `-` is left as an operand before the agent command: it is no option of ours.
+  if (positionals.length > 0) throw new UsageError(`unknown option ${positionals[0]}`);
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '') throw new UsageError(`--${name} needs a value`);
   }
-  const agentCommand = argv.slice(index);
+  const agentCommand = argv.slice(argv[start] === '--' ? start + 1 : start);
   if (agentCommand.length === 0 || agentCommand[0] === '') {
     throw new UsageError('no agent command: give it after --');
   }
-  return { ...runtimeConfig((name) => values.get(name), auditFsync, cwd), agentCommand };
+  return { ...runtimeConfig(runtimeValue(values), values['audit-fsync'] === true, cwd), agentCommand };
 }

@@ -7,6 +7,7 @@ import {
   matchesAuditQuery,
   readAuditRecords,
 } from '@termgate/audit';
+import { durationMs } from '../duration.js';
 import { parseAuditArgs } from './audit-args.js';
 import { keygenCommand } from './audit-keygen.js';
 import { reportCommand } from './audit-report.js';
@@ -176,17 +177,10 @@ function buildQuery(
   return query;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const DURATION = /^(?:\d+(?:ms|s|m|h|d))+$/;
-const DURATION_PART = /(\d+)(ms|s|m|h|d)/g;
-
-/** `1h30m` back from `now`, or an ISO date-time. */
+/** A duration (`1h30m`, see duration.ts) back from `now`, or an ISO date-time. */
 export function parseSince(value: string, now: Date): Date {
-  if (DURATION.test(value)) {
-    let ms = 0;
-    for (const [, amount, unit] of value.matchAll(DURATION_PART)) ms += Number(amount) * UNIT_MS[unit!]!;
-    return new Date(now.getTime() - ms);
-  }
+  const ago = durationMs(value);
+  if (ago !== null) return new Date(now.getTime() - ago);
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(at))
     throw new UsageError(`--since: "${value}" is neither an ISO time nor a duration like 1h`);

@@ -1,9 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Level } from 'pino';
 import { DEFAULT_LOG_LEVEL, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../logging.js';
 import { AUDIT_OPTIONS_USAGE, AUDIT_VALUED_OPTIONS, parseAuditTrailOptions } from '../serve/audit-options.js';
 import type { ServeConfig } from '../serve/serve-config.js';
-import { UsageError } from './usage.js';
+import { UsageError, usageErrorFrom } from './usage.js';
 
 /** The options `serve` and `acp-proxy` share, with the same names, texts and defaults. */
 export const RUNTIME_OPTIONS_USAGE = `  --policy FILE      policy file (default: the shipped policies/default.yaml)
@@ -30,6 +31,41 @@ export const RUNTIME_VALUED_OPTIONS = [
   '--approval-timeout',
   ...AUDIT_VALUED_OPTIONS,
 ] as const;
+
+type ParseOptions = NonNullable<ParseArgsConfig['options']>;
+type ParsedValues = Readonly<Record<string, string | boolean | undefined>>;
+
+/**
+ * Reads `argv` with `node:util` parseArgs (strict, operands allowed): the
+ * shared options and the command's own `extra` ones. Its errors are usage
+ * errors in our words (`usageErrorFrom`).
+ */
+export function parseRuntimeArgs(
+  argv: readonly string[],
+  extra: ParseOptions,
+): { readonly values: ParsedValues; readonly positionals: readonly string[] } {
+  const shared: ParseOptions = Object.fromEntries(
+    RUNTIME_VALUED_OPTIONS.map((name) => [name.slice(2), { type: 'string' as const }]),
+  );
+  try {
+    return parseArgs({
+      args: [...argv],
+      options: { ...shared, 'audit-fsync': { type: 'boolean' }, ...extra },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw usageErrorFrom(error);
+  }
+}
+
+/** The `get` of `runtimeConfig` over parsed values: `--policy` reads `values.policy`. */
+export function runtimeValue(values: ParsedValues): (name: string) => string | undefined {
+  return (name) => {
+    const value = values[name.slice(2)];
+    return typeof value === 'string' ? value : undefined;
+  };
+}
 
 /** A whole number of seconds from `min` to a day, in ms; undefined when the option is absent. Throws `UsageError`. */
 export function secondsOption(value: string | undefined, name: string, min: number): number | undefined {

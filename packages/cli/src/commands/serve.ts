@@ -1,17 +1,17 @@
-import { parseArgs } from 'node:util';
 import { buildContainer } from '../composition/composition-root.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { TERMGATE_VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import {
+  parseRuntimeArgs,
   RUNTIME_OPTIONS_USAGE,
-  RUNTIME_VALUED_OPTIONS,
   runtimeConfig,
+  runtimeValue,
   secondsOption,
 } from './runtime-options.js';
 import { startProcess } from './start-process.js';
-import { printUsage, reportUsageError, UsageError, usageErrorFrom, wantsHelp } from './usage.js';
+import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js';
 
 export const SERVE_USAGE = `Usage: termgate serve [OPTION]...
 
@@ -37,33 +37,11 @@ Press Ctrl-D to stop.
 export { UsageError };
 
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfig {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw usageErrorFrom(error);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseRuntimeArgs(argv, { 'approval-state-ttl': { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const config = runtimeConfig(
-    (name) => values[name.slice(2) as keyof typeof values] as string | undefined,
-    values['audit-fsync'] ?? false,
-    cwd,
-  );
-  const stateTtl = secondsOption(values['approval-state-ttl'], '--approval-state-ttl', 0);
+  const config = runtimeConfig(runtimeValue(values), values['audit-fsync'] === true, cwd);
+  const stateTtl = secondsOption(runtimeValue(values)('--approval-state-ttl'), '--approval-state-ttl', 0);
   return stateTtl === undefined ? config : { ...config, approvalStateTtlMs: stateTtl };
-}
-
-function parse(argv: readonly string[]) {
-  const valued = Object.fromEntries(
-    RUNTIME_VALUED_OPTIONS.map((name) => [name.slice(2), { type: 'string' as const }]),
-  );
-  return parseArgs({
-    args: [...argv],
-    options: { ...valued, 'audit-fsync': { type: 'boolean' }, 'approval-state-ttl': { type: 'string' } },
-    strict: true,
-    allowPositionals: true,
-  });
 }
 
 /**

@@ -38,7 +38,8 @@ export function reportUsageError(io: CliIo, command: string, message: string): n
 
 /**
  * A `node:util` parseArgs error as a usage error in our words: `unknown
- * option --x`, `--x needs a value`; other messages pass unchanged.
+ * option --x`, `--x needs a value` (also when the next word is an option);
+ * other messages pass unchanged.
  */
 export function usageErrorFrom(error: unknown): UsageError {
   const message = error instanceof Error ? error.message : String(error);
@@ -46,11 +47,11 @@ export function usageErrorFrom(error: unknown): UsageError {
   const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined)
     return new UsageError(`unknown option ${option}`);
-  if (
-    code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' &&
-    option !== undefined &&
-    /argument missing/.test(message)
-  )
-    return new UsageError(`${option} needs a value`);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    if (/argument missing/.test(message)) return new UsageError(`${option} needs a value`);
+    // `--policy --audit x`: the word after the option is another option, not its value.
+    if (/argument is ambiguous/.test(message))
+      return new UsageError(`${option} needs a value (one that starts with - is written ${option}=VALUE)`);
+  }
   return new UsageError(message);
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { durationMs } from '../duration.js';
 
 /** The audit trail's rotation and signing settings of `serve` and `acp-proxy`. */
 export interface AuditTrailOptions {
@@ -73,21 +74,9 @@ export function parseSize(name: string, text: string): number {
   return value;
 }
 
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
 export function parseDurationMs(name: string, text: string): number {
-  if (!/^(?:\d+(?:ms|s|m|h|d))+$/.test(text)) {
-    throw new Error(`${name} must be a duration like 90s, 15m, 1h or 1d, got "${text}"`);
-  }
-  let ms = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g))
-    ms += Number(amount) * DURATION_UNITS[unit!]!;
+  const ms = durationMs(text);
+  if (ms === null) throw new Error(`${name} must be a duration like 90s, 15m, 1h or 1d, got "${text}"`);
   if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`${name} must be positive, got "${text}"`);
   return ms;
 }
