@@ -22,19 +22,18 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
-  AllowAllGate,
   BubblewrapSandbox,
   CrossSpawnProcessSpawner,
   compileSeccompFilter,
   DEFAULT_SANDBOX_LIMITS,
   grantSandboxAccess,
   launcherArgv,
-  NoopTerminalObserver,
   resolveSandboxIdentity,
   TerminalCgroups,
 } from '../../packages/termhost/dist/adapters/index.js';
 import { bubblewrapArguments } from '../../packages/termhost/dist/adapters/sandbox/bubblewrap-arguments.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const cycles = Number(process.argv[2] ?? 300);
 const downloads = Number(process.argv[3] ?? 10);

@@ -4,12 +4,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import {
-  AllowAllGate,
-  CrossSpawnProcessSpawner,
-  NoopTerminalObserver,
-} from '../../packages/termhost/dist/adapters/index.js';
+import { CrossSpawnProcessSpawner } from '../../packages/termhost/dist/adapters/index.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const [variant = 'raw', sizeArg = String(1024 ** 3)] = process.argv.slice(2);
 const bytes = Number(sizeArg);

@@ -8,12 +8,9 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  AllowAllGate,
-  CrossSpawnProcessSpawner,
-  NoopTerminalObserver,
-} from '../../packages/termhost/dist/adapters/index.js';
+import { CrossSpawnProcessSpawner } from '../../packages/termhost/dist/adapters/index.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const cycles = Number(process.argv[2] ?? 500);
 const drainRuns = Number(process.argv[3] ?? 3);

@@ -10,15 +10,14 @@
  */
 import { parseArgs } from 'node:util';
 import {
-  AllowAllGate,
   CgroupProcessSpawner,
   CrossSpawnProcessSpawner,
   createTerminalCgroupRoot,
   findOnPath,
-  NoopTerminalObserver,
   SetprivProcessSpawner,
 } from '../../packages/termhost/dist/adapters/index.js';
 import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const { values } = parseArgs({
   options: { cycles: { type: 'string', default: '150' }, rounds: { type: 'string', default: '5' } },

@@ -20,7 +20,6 @@ export {
   type AcpProxySide,
   withTerminalCapability,
 } from './acp/acp-proxy.js';
-export { AcpTerminalConnection } from './acp/acp-terminal-connection.js';
 export { AcpTerminalDispatcher } from './acp/acp-terminal-dispatcher.js';
 export { ACP_TERMINAL_PARAMS_SCHEMAS } from './acp/acp-terminal-schemas.js';
 export {

@@ -47,7 +47,7 @@ export type {
   WritesPolicy,
 } from './policy-file/policy-types.js';
 export { POLICY_SCHEMA_PATH } from './policy-file/schema-validator.js';
-export { allowFollowUps, type FollowUpPolicy, PolicyGate, type PolicyGateOptions } from './policy-gate.js';
+export { PolicyGate, type PolicyGateOptions } from './policy-gate.js';
 export { COMMAND_JUDGE, type CommandJudge } from './ports/command-judge.js';
 export type { SandboxProfileSource } from './ports/sandbox-profile-source.js';
 export { sandboxProfileSha256 } from './sandbox/profile-digest.js';

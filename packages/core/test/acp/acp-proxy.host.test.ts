@@ -1,5 +1,6 @@
 import { ProcessTerminalHost } from '@termgate/termhost';
-import { AllowAllGate, CrossSpawnProcessSpawner, NoopTerminalObserver } from '@termgate/termhost/adapters';
+import { CrossSpawnProcessSpawner } from '@termgate/termhost/adapters';
+import { AllowAllGate, NoopTerminalObserver } from '../../../../test-support/terminal-doubles.js';
 import { AcpProxy, type AcpProxyConnection } from '../../src/acp/acp-proxy.js';
 import { AjvSchemaValidator } from '../../src/adapters/ajv-schema-validator.js';
 import type { MessageChannel } from '../../src/ports/message-channel.js';

@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
 import type { Gate, GateDecision, GateRequest } from '@termgate/termhost';
 import { ProcessTerminalHost } from '@termgate/termhost';
-import { CrossSpawnProcessSpawner, NoopTerminalObserver } from '@termgate/termhost/adapters';
+import { CrossSpawnProcessSpawner } from '@termgate/termhost/adapters';
+import { NoopTerminalObserver } from '../../../../test-support/terminal-doubles.js';
 import { AcpErrorCode } from '../../src/acp/acp-error-codes.js';
 import { AcpTerminalConnection } from '../../src/acp/acp-terminal-connection.js';
 import { AcpTerminalService } from '../../src/acp/acp-terminal-service.js';

@@ -5,7 +5,6 @@
  * package index exports the domain and the ports alone. Named exports only.
  */
 
-export { AllowAllGate } from './allow-all-gate.js';
 export {
   type CgroupLauncher,
   CgroupProcessSpawner,
@@ -14,7 +13,6 @@ export {
 export { CrossSpawnProcessSpawner } from './cross-spawn-process-spawner.js';
 export { DeferredTerminalHost } from './deferred-terminal-host.js';
 export { findOnPath } from './executable-check.js';
-export { NoopTerminalObserver } from './noop-terminal-observer.js';
 export { type LaunchSteps, launch, launcherArgv } from './perl-launcher.js';
 export {
   BubblewrapSandbox,

@@ -1,4 +1,4 @@
-import { AllowAllGate } from '../../src/adapters/allow-all-gate.js';
+import { AllowAllGate } from '../../../../test-support/terminal-doubles.js';
 import type { Gate, GateVerb } from '../../src/ports/gate.js';
 
 describe('AllowAllGate', () => {

@@ -1,7 +1,6 @@
-import { AllowAllGate } from '../../src/adapters/allow-all-gate.js';
+import { AllowAllGate, NoopTerminalObserver } from '../../../../test-support/terminal-doubles.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
 import { DeferredTerminalHost } from '../../src/adapters/deferred-terminal-host.js';
-import { NoopTerminalObserver } from '../../src/adapters/noop-terminal-observer.js';
 import { TermhostError } from '../../src/errors.js';
 import { ProcessTerminalHost } from '../../src/process-terminal-host.js';
 

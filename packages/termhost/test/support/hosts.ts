@@ -1,6 +1,5 @@
-import { AllowAllGate } from '../../src/adapters/allow-all-gate.js';
+import { AllowAllGate, NoopTerminalObserver } from '../../../../test-support/terminal-doubles.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
-import { NoopTerminalObserver } from '../../src/adapters/noop-terminal-observer.js';
 import { ProcessTerminalHost, type ProcessTerminalHostOptions } from '../../src/process-terminal-host.js';
 import type { CallerContext, TerminalId } from '../../src/terminal-spec.js';
 import { until } from './processes.js';

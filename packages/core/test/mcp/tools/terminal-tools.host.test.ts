@@ -4,12 +4,8 @@
  * host itself) is still deciding answers with the host's decision.
  */
 import { type Gate, type GateRequest, ProcessTerminalHost } from '@termgate/termhost';
-import {
-  AllowAllGate,
-  CrossSpawnProcessSpawner,
-  DeferredTerminalHost,
-  NoopTerminalObserver,
-} from '@termgate/termhost/adapters';
+import { CrossSpawnProcessSpawner, DeferredTerminalHost } from '@termgate/termhost/adapters';
+import { AllowAllGate, NoopTerminalObserver } from '../../../../../test-support/terminal-doubles.js';
 import { AjvSchemaValidator } from '../../../src/adapters/ajv-schema-validator.js';
 import { McpServer } from '../../../src/mcp/mcp-server.js';
 import { InMemoryChannel, type TestClient } from '../../support/in-memory-channel.js';
