@@ -2,7 +2,11 @@
 // Bundles the `termgate` command into packages/cli/dist/bin.js.
 //
 // Why: inversify 8 ships as ~250 unbundled ES modules, and loading them was
-// half of serve's start-up time (docs/BENCHMARKS.md, mcp). The bundle holds
+// half of serve's start-up time (docs/BENCHMARKS.md, mcp); measured again
+// after the container change (#23), the unbundled entry still costs about
+// 1.16× the bundle's main-thread CPU before the first answer
+// (docs/BENCHMARKS.md, "cold start, the container wiring and the bundle",
+// bench/mcp/cold-start.mjs). The bundle holds
 // the CLI's own modules and its DI container (inversify, @inversifyjs/*,
 // reflect-metadata); every other package stays external and is loaded from
 // node_modules as usual, so packages that find data files next to their own
