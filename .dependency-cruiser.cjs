@@ -2,15 +2,18 @@
  * The layering rules (ARCHITECTURE.md), enforced in CI (`pnpm run depcheck`).
  *   transport-stdio  framing only: imports nothing of ours
  *   termhost         processes and bytes: no protocol, transport or policy;
- *                    its domain code (all but src/adapters/) imports no adapter
- *   core             protocols: the termhost's public API (ports), no adapters
+ *                    its domain code (all but src/adapters/ and src/sandbox/)
+ *                    imports neither its adapters nor its sandbox
+ *   core             protocols: the termhost's public API (ports), no adapters,
+ *                    no sandbox
  *   policy           judges and records: the termhost's public API only; its
  *                    domain code (index.ts included) does not import its own
  *                    adapters, which are `@termgate/policy/adapters`
  *   audit            the hash-chained trail: a leaf, imports nothing of ours;
  *                    its domain code does not import its own adapters
  *   cli              the composition root: may import everything; it alone
- *                    (with tests and benchmarks) imports `@termgate/<x>/adapters`;
+ *                    (with tests and benchmarks) imports `@termgate/<x>/adapters`
+ *                    and `@termgate/termhost/sandbox`;
  *                    its `audit` commands load the trail code only
  *
  * Workspace imports resolve to each package's source (tsconfig.depcruise.json),
@@ -21,6 +24,8 @@ const pkg = (name) => `^(packages/${name}/|@termgate/${name}$)`;
 const inside = (name, sub) => `^packages/${name}/src/${sub}`;
 /** A package's adapters, by file or through its `./adapters` subpath export. */
 const adaptersOf = (name) => `^packages/${name}/src/adapters/`;
+/** termhost's technology: its adapters and its sandbox (`./sandbox` subpath export). */
+const termhostTechnology = [adaptersOf('termhost'), inside('termhost', 'sandbox/')];
 const protocolLibs = '(@modelcontextprotocol|@agentclientprotocol)/';
 
 module.exports = {
@@ -36,8 +41,8 @@ module.exports = {
       comment:
         'The host takes its gate, spawner and observer from its caller; only the adapters know their technology.',
       severity: 'error',
-      from: { path: inside('termhost', ''), pathNot: adaptersOf('termhost') },
-      to: { path: adaptersOf('termhost') },
+      from: { path: inside('termhost', ''), pathNot: termhostTechnology },
+      to: { path: termhostTechnology },
     },
     {
       name: 'transport-is-framing-only',
@@ -55,10 +60,11 @@ module.exports = {
     },
     {
       name: 'core-imports-no-termhost-adapter',
-      comment: 'Neither by file nor through `@termgate/termhost/adapters`; tests may, to build a real host.',
+      comment:
+        'Neither by file nor through `@termgate/termhost/adapters` or `/sandbox`; tests may, to build a real host.',
       severity: 'error',
       from: { path: inside('core', '') },
-      to: { path: adaptersOf('termhost') },
+      to: { path: termhostTechnology },
     },
     {
       name: 'policy-knows-no-protocol',
@@ -78,20 +84,23 @@ module.exports = {
         path: pkg('policy'),
         pathNot: [inside('policy', 'adapters/'), '^packages/policy/test/'],
       },
-      to: { path: '/adapters/' },
+      to: { path: ['/adapters/', inside('termhost', 'sandbox/')] },
     },
     {
       name: 'policy-adapters-use-no-foreign-adapter',
       severity: 'error',
       from: { path: inside('policy', 'adapters/') },
-      to: { path: [inside('termhost', 'adapters/'), pkg('core'), pkg('transport-stdio'), pkg('cli')] },
+      to: { path: [...termhostTechnology, pkg('core'), pkg('transport-stdio'), pkg('cli')] },
     },
     {
       name: 'only-cli-imports-adapters-subpaths',
-      comment: '`@termgate/<x>/adapters` is for the composition root (and tests, which are not under src/).',
+      comment:
+        '`@termgate/<x>/adapters` and `@termgate/termhost/sandbox` are for the composition root (and tests, which are not under src/).',
       severity: 'error',
       from: { path: '^packages/[^/]+/src/', pathNot: '^packages/cli/' },
-      to: { path: '^packages/[^/]+/src/adapters/index\\.ts$' },
+      to: {
+        path: ['^packages/[^/]+/src/adapters/index\\.ts$', '^packages/termhost/src/sandbox/index\\.ts$'],
+      },
     },
     {
       name: 'audit-is-a-leaf',
@@ -176,7 +185,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(dist|node_modules)/' },
     tsPreCompilationDeps: true,
-    // tsconfig.test.json plus paths that map `@termgate/<name>` (and `/adapters`) to the
+    // tsconfig.test.json plus paths that map `@termgate/<name>` (and `/adapters`, `@termgate/termhost/sandbox`) to the
     // packages' sources. Resolved through node_modules they would land in the excluded
     // dist/, and every cross-package import would escape the rules above.
     tsConfig: { fileName: 'tsconfig.depcruise.json' },

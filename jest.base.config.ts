@@ -8,7 +8,7 @@ import type { Config } from 'jest';
  * Tests are TypeScript, transpiled (not type-checked: `tsc -b` does that) to
  * CommonJS by ts-jest. inversify 8 and its @inversifyjs packages ship ESM
  * only, so they are transpiled too (jest loads CommonJS). Workspace imports
- * (`@termgate/x` and `@termgate/x/adapters`) resolve to each package's `src`.
+ * (`@termgate/x`, `@termgate/x/adapters` and `@termgate/termhost/sandbox`) resolve to each package's `src`.
  */
 
 /**
@@ -31,6 +31,7 @@ const config: Config = {
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(inversify|@inversifyjs))'],
   moduleNameMapper: {
     '^@termgate/([a-z-]+)/adapters$': '<rootDir>/packages/$1/src/adapters/index.ts',
+    '^@termgate/termhost/sandbox$': '<rootDir>/packages/termhost/src/sandbox/index.ts',
     '^@termgate/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

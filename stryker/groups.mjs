@@ -65,13 +65,13 @@ export const GROUPS = {
   sandbox: {
     description: 'the sandbox: bubblewrap arguments, host allowlist, the policy sandbox view and profiler',
     mutate: [
-      'packages/termhost/src/adapters/sandbox/bubblewrap-arguments.ts',
-      'packages/termhost/src/adapters/sandbox/host-allowlist.ts',
+      'packages/termhost/src/sandbox/bubblewrap-arguments.ts',
+      'packages/termhost/src/sandbox/host-allowlist.ts',
       'packages/policy/src/sandbox/**/*.ts',
     ],
     tests: [
-      'packages/termhost/test/adapters/sandbox/bubblewrap-arguments.test.ts',
-      'packages/termhost/test/adapters/sandbox/host-allowlist.test.ts',
+      'packages/termhost/test/sandbox/bubblewrap-arguments.test.ts',
+      'packages/termhost/test/sandbox/host-allowlist.test.ts',
       'packages/policy/test/sandbox/**/*.test.ts',
       'packages/policy/test/policy-gate.test.ts',
     ],
@@ -82,10 +82,10 @@ export const GROUPS = {
   // window, which the sandbox files' mutants need not wait for.
   proxy: {
     description: 'the HTTP allowlist proxy of network: proxy',
-    mutate: ['packages/termhost/src/adapters/sandbox/http-allowlist-proxy.ts'],
+    mutate: ['packages/termhost/src/sandbox/http-allowlist-proxy.ts'],
     tests: [
-      'packages/termhost/test/adapters/sandbox/http-allowlist-proxy.test.ts',
-      'packages/termhost/test/adapters/sandbox/proxy-fair-share.test.ts',
+      'packages/termhost/test/sandbox/http-allowlist-proxy.test.ts',
+      'packages/termhost/test/sandbox/proxy-fair-share.test.ts',
     ],
     tsconfig: 'stryker/tsconfig.json',
     break: 60,

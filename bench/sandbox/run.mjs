@@ -21,18 +21,18 @@ import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { CrossSpawnProcessSpawner } from '../../packages/termhost/dist/adapters/index.js';
+import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 import {
   BubblewrapSandbox,
-  CrossSpawnProcessSpawner,
+  bubblewrapArguments,
   compileSeccompFilter,
   DEFAULT_SANDBOX_LIMITS,
   grantSandboxAccess,
   launcherArgv,
   resolveSandboxIdentity,
   TerminalCgroups,
-} from '../../packages/termhost/dist/adapters/index.js';
-import { bubblewrapArguments } from '../../packages/termhost/dist/adapters/sandbox/bubblewrap-arguments.js';
-import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+} from '../../packages/termhost/dist/sandbox/index.js';
 import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const cycles = Number(process.argv[2] ?? 300);

@@ -9,14 +9,14 @@
  *   npx tsc -b packages/termhost && node bench/termhost/spawners.mjs [--cycles 150] [--rounds 5]
  */
 import { parseArgs } from 'node:util';
+import { CrossSpawnProcessSpawner } from '../../packages/termhost/dist/adapters/index.js';
+import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
 import {
   CgroupProcessSpawner,
-  CrossSpawnProcessSpawner,
   createTerminalCgroupRoot,
   findOnPath,
   SetprivProcessSpawner,
-} from '../../packages/termhost/dist/adapters/index.js';
-import { ProcessTerminalHost } from '../../packages/termhost/dist/index.js';
+} from '../../packages/termhost/dist/sandbox/index.js';
 import { AllowAllGate, NoopTerminalObserver } from '../terminal-doubles.mjs';
 
 const { values } = parseArgs({

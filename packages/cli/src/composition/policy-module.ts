@@ -8,11 +8,11 @@ import {
   TERMINAL_OBSERVER,
   type TerminalObserver,
 } from '@termgate/termhost';
+import { commandSpawner } from '@termgate/termhost/sandbox';
 import { ContainerModule, decorate, inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
 import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
 import type { ServeConfig } from '../serve/serve-config.js';
-import { commandSpawner } from './command-spawner.js';
 import type { CompositionOptions } from './composition-options.js';
 import { type PolicyParts, startPolicyParts } from './policy-parts.js';
 import type { PolicyRuntime } from './policy-runtime.js';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { findOnPath } from '../executable-check.js';
+import { findOnPath } from './executable-check.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 
 /**

@@ -39,7 +39,7 @@
  *
  * No no_new_privs here: bwrap sets it itself before it loads the filter.
  */
-import { SandboxUnavailableError } from './sandbox/sandbox-unavailable-error.js';
+import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 
 /** What the launcher does before it executes the program (see the file's contract). */
 export interface LaunchSteps {

@@ -1,19 +1,21 @@
-import type { ProcessSpawner } from '@termgate/termhost';
-import {
-  CgroupProcessSpawner,
-  CrossSpawnProcessSpawner,
-  createTerminalCgroupRoot,
-  findOnPath,
-  SetprivProcessSpawner,
-} from '@termgate/termhost/adapters';
-import type { Logger } from 'pino';
-import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
+import { CrossSpawnProcessSpawner } from '../adapters/cross-spawn-process-spawner.js';
+import type { ProcessSpawner } from '../ports/process-spawner.js';
+import { CgroupProcessSpawner, createTerminalCgroupRoot } from './cgroup-process-spawner.js';
+import { findOnPath } from './executable-check.js';
+import { SetprivProcessSpawner } from './setpriv-process-spawner.js';
+import type { Sandbox } from './start-sandbox.js';
+
+/** Where `commandSpawner` says what it could not set up (the operator's log). */
+export interface SpawnerLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
 
 /**
- * How commands are started (PROCESS_SPAWNER). With the policy's sandbox on,
- * inside it (its pid namespace confines what they start). Without it, the
- * strongest confinement the platform gives a plain spawn (docs/PROTOCOL.md,
- * "What holds without the sandbox"):
+ * How commands are started (the `ProcessSpawner` a host is given). With a
+ * started sandbox, inside it (its pid namespace confines what they start).
+ * Without it, the strongest confinement the platform gives a plain spawn
+ * (docs/PROTOCOL.md, "What holds without the sandbox"):
  * - in a cgroup v2 of their own when this process may create one (root, or
  *   a delegated cgroup), so that kill, release and shutdown reach what left
  *   the session, and a terminal reports processes left behind;
@@ -21,8 +23,8 @@ import type { SandboxRuntime } from '../serve/sandbox-runtime.js';
  *   reopening this process's stdin/stdout via `/proc/$PPID/fd`. A command of
  *   another uid cannot open them anyway; one of the same non-root uid can.
  */
-export function commandSpawner(sandbox: SandboxRuntime | null, logger: Logger): ProcessSpawner {
-  if (sandbox !== null) return sandbox.wrap(new CrossSpawnProcessSpawner());
+export function commandSpawner(sandbox: Sandbox<unknown> | null, log: SpawnerLog): ProcessSpawner {
+  if (sandbox !== null) return sandbox.spawner(new CrossSpawnProcessSpawner());
   const system = '/usr/bin:/bin:/usr/sbin:/sbin';
   const root = process.getuid?.() === 0;
   const cgroups = createTerminalCgroupRoot();
@@ -31,14 +33,12 @@ export function commandSpawner(sandbox: SandboxRuntime | null, logger: Logger): 
   if (cgroups !== null && perl !== null) {
     return new CgroupProcessSpawner(new CrossSpawnProcessSpawner(), cgroups, { perl, dropPtrace: root });
   }
-  logger.info(
-    'no writable cgroup v2 (or no perl): processes that leave their session outlive their terminal',
-  );
+  log.info('no writable cgroup v2 (or no perl): processes that leave their session outlive their terminal');
   const spawner = new CrossSpawnProcessSpawner();
   if (!root) return spawner;
   const setpriv = findOnPath('setpriv', system);
   if (setpriv === null) {
-    logger.warn(
+    log.warn(
       'running as root without setpriv (util-linux): commands keep CAP_SYS_PTRACE and can reach the protocol stream through /proc',
     );
     return spawner;

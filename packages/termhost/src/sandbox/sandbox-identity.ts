@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { findOnPath } from '../executable-check.js';
+import { findOnPath } from './executable-check.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 
 /** The system user the install step creates for sandboxed commands of a server running as root. */

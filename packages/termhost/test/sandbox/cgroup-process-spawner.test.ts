@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../../../../test-support/processes.js';
-import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/adapters/cgroup-process-spawner.js';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
+import { CgroupProcessSpawner, createTerminalCgroupRoot } from '../../src/sandbox/cgroup-process-spawner.js';
 import { closeHosts, linesPrinted, newHost } from '../support/hosts.js';
 import { until } from '../support/processes.js';
 

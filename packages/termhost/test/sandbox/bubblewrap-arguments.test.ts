@@ -2,8 +2,8 @@ import {
   bubblewrapArguments,
   filesystemArguments,
   kernelArguments,
-} from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
-import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+} from '../../src/sandbox/bubblewrap-arguments.js';
+import type { SandboxProfile } from '../../src/sandbox-profile.js';
 
 const profile = (fs: Partial<SandboxProfile['filesystem']> = {}): SandboxProfile => ({
   filesystem: { writable: [], readOnly: [], hiddenDirectories: [], hiddenFiles: [], tmp: null, ...fs },

@@ -1,5 +1,5 @@
-import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
-import { checkHostPattern } from '../../../src/host-pattern.js';
+import { checkHostPattern } from '../../src/host-pattern.js';
+import { HostAllowlist } from '../../src/sandbox/host-allowlist.js';
 
 describe('HostAllowlist', () => {
   const list = new HostAllowlist(['registry.npmjs.org', '*.github.com', '127.0.0.2', '::1']);

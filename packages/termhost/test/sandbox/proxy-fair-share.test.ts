@@ -3,12 +3,9 @@ import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
-import {
-  HttpAllowlistProxy,
-  type RefusedConnection,
-} from '../../../src/adapters/sandbox/http-allowlist-proxy.js';
-import { MAX_REFUSAL_KEYS, RefusalWindow } from '../../../src/adapters/sandbox/refusal-window.js';
+import { HostAllowlist } from '../../src/sandbox/host-allowlist.js';
+import { HttpAllowlistProxy, type RefusedConnection } from '../../src/sandbox/http-allowlist-proxy.js';
+import { MAX_REFUSAL_KEYS, RefusalWindow } from '../../src/sandbox/refusal-window.js';
 
 const basic = (terminal: string, secret: string): string =>
   `Basic ${Buffer.from(`${terminal}:${secret}`).toString('base64')}`;

@@ -1,4 +1,4 @@
-import type { SandboxProfile } from '../../sandbox-profile.js';
+import type { SandboxProfile } from '../sandbox-profile.js';
 
 /**
  * The bubblewrap (`bwrap`) arguments that confine one command to `profile`,

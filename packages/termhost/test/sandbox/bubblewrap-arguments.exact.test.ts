@@ -1,8 +1,5 @@
-import {
-  bubblewrapArguments,
-  filesystemArguments,
-} from '../../../src/adapters/sandbox/bubblewrap-arguments.js';
-import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+import { bubblewrapArguments, filesystemArguments } from '../../src/sandbox/bubblewrap-arguments.js';
+import type { SandboxProfile } from '../../src/sandbox-profile.js';
 
 /**
  * The confinement flags as exact argv pairs, not only as members: a fresh

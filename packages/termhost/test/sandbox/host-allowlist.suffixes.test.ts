@@ -1,4 +1,4 @@
-import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
+import { HostAllowlist } from '../../src/sandbox/host-allowlist.js';
 
 /** `*.` patterns: each one counts on its own, and only a well-formed name below it matches. */
 describe('HostAllowlist suffixes', () => {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type LaunchSteps, launch } from '../../src/adapters/perl-launcher.js';
+import { type LaunchSteps, launch } from '../../src/sandbox/perl-launcher.js';
 
 const AS_ROOT = process.getuid?.() === 0;
 // CI runs as root: there the identity cases must run, never skip.

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { checkHostPattern, HOST_NAME, isIpLiteral, normalizeHost } from '../../host-pattern.js';
+import { checkHostPattern, HOST_NAME, isIpLiteral, normalizeHost } from '../host-pattern.js';
 
 /**
  * Host names a sandboxed command may reach through the proxy.

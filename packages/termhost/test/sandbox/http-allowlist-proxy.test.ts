@@ -3,12 +3,12 @@ import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostAllowlist } from '../../../src/adapters/sandbox/host-allowlist.js';
+import { HostAllowlist } from '../../src/sandbox/host-allowlist.js';
 import {
   HttpAllowlistProxy,
   type ProxiedConnection,
   type RefusedConnection,
-} from '../../../src/adapters/sandbox/http-allowlist-proxy.js';
+} from '../../src/sandbox/http-allowlist-proxy.js';
 
 /** `Proxy-Authorization` as a client sends it for `http://<terminal>:<secret>@…`. */
 function basic(terminal: string, secret: string): string {

@@ -2,16 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrossSpawnProcessSpawner } from '../../../src/adapters/cross-spawn-process-spawner.js';
-import { readStat } from '../../../src/adapters/posix-process-group.js';
-import { BubblewrapSandbox } from '../../../src/adapters/sandbox/bubblewrap-sandbox.js';
-import {
-  grantSandboxAccess,
-  resolveSandboxIdentity,
-} from '../../../src/adapters/sandbox/sandbox-identity.js';
-import { SandboxUnavailableError } from '../../../src/adapters/sandbox/sandbox-unavailable-error.js';
-import { TerminalCgroups } from '../../../src/adapters/terminal-cgroups.js';
-import type { SandboxProfile } from '../../../src/sandbox-profile.js';
+import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
+import { readStat } from '../../src/adapters/posix-process-group.js';
+import { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.js';
+import { grantSandboxAccess, resolveSandboxIdentity } from '../../src/sandbox/sandbox-identity.js';
+import { SandboxUnavailableError } from '../../src/sandbox/sandbox-unavailable-error.js';
+import { TerminalCgroups } from '../../src/sandbox/terminal-cgroups.js';
+import type { SandboxProfile } from '../../src/sandbox-profile.js';
 
 /** As root, commands must run as the install step's unprivileged user. */
 const identity = process.getuid?.() === 0 ? resolveSandboxIdentity('termgate-sandbox') : null;

@@ -8,3 +8,8 @@ export class SandboxUnavailableError extends Error {
     super(`the sandbox cannot start: ${reason}. To fix: ${remedy}`);
   }
 }
+
+/** A spawn the started sandbox refuses (code `ESANDBOX`): nothing runs. */
+export function sandboxError(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ESANDBOX' });
+}

@@ -3,8 +3,8 @@ import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CrossSpawnProcessSpawner } from '../../src/adapters/cross-spawn-process-spawner.js';
-import { findOnPath } from '../../src/adapters/executable-check.js';
-import { SetprivProcessSpawner } from '../../src/adapters/setpriv-process-spawner.js';
+import { findOnPath } from '../../src/sandbox/executable-check.js';
+import { SetprivProcessSpawner } from '../../src/sandbox/setpriv-process-spawner.js';
 import { closeHosts, newHost } from '../support/hosts.js';
 
 afterEach(closeHosts);
