@@ -28,8 +28,9 @@ export const POLICY_CHECKS_DIRECTORY = '.policy-checks';
  * uid), reachable without a symlink, and neither group- nor world-writable
  * (mode `& 0o077 === 0`); anything else is a miss and the checks run. The
  * directory lies in the audit trail's directory, which the sandbox hides
- * and keeps out of every writable root (`sandbox-runtime.ts` refuses a
- * trail inside one), so no sandboxed command can plant an entry: the caller
+ * and keeps out of every writable root (`startSandbox` in
+ * packages/termhost/src/sandbox/start-sandbox.ts refuses a trail inside
+ * one), so no sandboxed command can plant an entry: the caller
  * consults the cache only when the sandbox is on. A miss never fails a
  * start; a cache that cannot be written is skipped.
  */
