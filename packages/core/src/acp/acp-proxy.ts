@@ -3,6 +3,7 @@ import { classify } from '../jsonrpc/messages.js';
 import { OutgoingRequests } from '../jsonrpc/outgoing-requests.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import { idKey, isAnyId, type RequestId } from '../jsonrpc/request-id.js';
+import { framingErrorAnswer } from '../jsonrpc/serve-channel.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
 import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -416,13 +417,9 @@ export class AcpProxyConnection {
 
   private framingError(from: MessageChannel, error: ChannelFramingError): void {
     this.logger.warn({ error }, 'dropped a line that is not a JSON-RPC message');
-    const wire =
-      error.kind === 'parse-error'
-        ? ProtocolError.parseError(error.message)
-        : ProtocolError.invalidRequest(`message of ${error.bytes} bytes exceeds the line limit`);
     this.send(
       from,
-      { jsonrpc: '2.0', id: null, error: wire.toWire() },
+      { jsonrpc: '2.0', id: null, error: framingErrorAnswer(error).toWire() },
       from === this.editor ? 'editor' : 'agent',
     );
   }

@@ -1,10 +1,19 @@
 import type { CallerContext, TerminalHost } from '@termgate/termhost';
-import { classify, type InboundRequest, type Params } from '../jsonrpc/messages.js';
+import type { InboundRequest, Params } from '../jsonrpc/messages.js';
 import { OutgoingRequests } from '../jsonrpc/outgoing-requests.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
-import { findIdKey, idKey, type RequestId } from '../jsonrpc/request-id.js';
+import {
+  KEPT_OPEN,
+  MAX_ACTIVE_REQUESTS,
+  MAX_BACKLOG_BYTES,
+  MAX_IN_FLIGHT,
+  type RequestContext,
+  RequestEngine,
+} from '../jsonrpc/request-engine.js';
+import type { RequestId } from '../jsonrpc/request-id.js';
+import { serveChannel } from '../jsonrpc/serve-channel.js';
 import { type Logger, silentLogger } from '../ports/logger.js';
-import type { ChannelFramingError, MessageChannel } from '../ports/message-channel.js';
+import type { MessageChannel } from '../ports/message-channel.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, McpApprovals, type ModernApproval } from './approval/mcp-approvals.js';
 import { RequestStateSealer, type RequestStateSealerOptions } from './approval/request-state.js';
@@ -71,18 +80,7 @@ export interface McpServerOptions {
   readonly requestState?: RequestStateSealerOptions;
 }
 
-/** 8 MiB, the stdio transport's own pause threshold. */
-export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
-export const MAX_ACTIVE_REQUESTS = 16;
-export const MAX_IN_FLIGHT = 256;
-
 type Result = Record<string, unknown>;
-
-interface InFlight {
-  readonly controller: AbortController;
-  /** Set once the client cancelled: nothing more may be sent for this request. */
-  cancelled: boolean;
-}
 
 /**
  * A tools-only MCP server that serves MCP 2026-07-28 (stateless, `_meta` on
@@ -120,8 +118,21 @@ export class McpServer {
   }
 }
 
+/** A method's handler in each era it exists in; in the other era it is an unknown method. */
+interface EraMethod {
+  readonly modern?: (
+    request: InboundRequest,
+    era: Extract<RequestEra, { era: 'modern' }>,
+    context: RequestContext,
+  ) => Promise<Result | typeof KEPT_OPEN>;
+  readonly legacy?: (request: InboundRequest, context: RequestContext) => Promise<Result>;
+}
+
 /**
- * One client connection.
+ * One client connection: the MCP methods, registered on a
+ * {@link RequestEngine} that holds the ids, the flow control and the
+ * cancellation (`notifications/cancelled`: a cancelled request is never
+ * answered).
  *
  * Contract:
  * - Requests are handled concurrently; responses go out in completion order.
@@ -134,6 +145,8 @@ export class McpServer {
  *   bounded by those limits.
  * - Notifications are never answered.
  * - After a request is cancelled, nothing more is sent for it.
+ * - Each request's era is its own (`classifyEra`): a method the era does
+ *   not have, and a malformed or unserved modern envelope, are errors.
  * - `shutdown` answers every open `subscriptions/listen` with a complete
  *   result; the caller then closes the channel.
  * - Approvals (a create the policy puts on `ask`): a modern request whose
@@ -144,8 +157,7 @@ export class McpServer {
  *   "approval needed but could not be asked for".
  */
 export class McpConnection {
-  private readonly inFlight = new Map<string, InFlight>();
-  private readonly listens = new Map<string, RequestId>();
+  private readonly engine: RequestEngine;
   /** The clientInfo of the latest legacy `initialize`, for the audit trail only. */
   private legacyClient: ClientInfo | undefined;
   /** The capabilities of the latest legacy `initialize`: whether a legacy call may elicit. */
@@ -154,33 +166,56 @@ export class McpConnection {
   private readonly outgoing: OutgoingRequests;
   private shuttingDown = false;
   private readonly cacheTtlMs: number;
-  /** Requests received and not started yet (flow control), in arrival order. */
-  private readonly waiting: InboundRequest[] = [];
-  private readonly waitingKeys = new Set<string>();
-  /** Answer-producing requests running (see `maxActiveRequests`). */
-  private active = 0;
-  /** Every started request until it answered (or was cancelled): what `settle` waits for. */
-  private readonly running = new Set<Promise<void>>();
-  private readonly maxBacklogBytes: number;
-  private readonly maxActive: number;
-  private readonly maxInFlight: number;
 
   constructor(
     private readonly channel: MessageChannel,
     private readonly tools: TerminalTools,
     private readonly options: McpServerOptions,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly approvals: McpApprovals,
   ) {
     this.outgoing = new OutgoingRequests((message) => this.channel.send(message));
     this.cacheTtlMs = options.cacheTtlMs ?? 3_600_000;
-    this.maxBacklogBytes = options.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
-    this.maxActive = options.maxActiveRequests ?? MAX_ACTIVE_REQUESTS;
-    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
-    channel.ondrain = () => this.pump();
-    channel.onmessage = (message) => this.receive(message);
-    channel.onframingerror = (error) => this.framingError(error);
-    channel.start();
+    this.engine = new RequestEngine({
+      send: (message) => channel.send(message),
+      logger,
+      cancellation: { method: 'notifications/cancelled', mode: 'silent', reason: 'cancelled by the client' },
+      flow: {
+        backlogBytes: () => channel.backlogBytes?.() ?? 0,
+        hold: (held) => (held ? channel.pause?.() : channel.resume?.()),
+        maxBacklogBytes: options.maxBacklogBytes ?? MAX_BACKLOG_BYTES,
+        maxActiveRequests: options.maxActiveRequests ?? MAX_ACTIVE_REQUESTS,
+        maxInFlight: options.maxInFlight ?? MAX_IN_FLIGHT,
+      },
+      producesAnswer,
+      // An unknown method is still classified first: a bad envelope is the answer.
+      fallback: (request) => {
+        classifyEra(request.params);
+        throw ProtocolError.methodNotFound(request.method);
+      },
+    });
+    const methods: Record<string, EraMethod> = {
+      'server/discover': { modern: () => this.discover() },
+      initialize: { legacy: (request) => this.initialize(request) },
+      ping: { legacy: async () => ({}) },
+      'tools/list': {
+        modern: async (request) => ({
+          ...(await this.listTools(request.params)),
+          ttlMs: this.cacheTtlMs,
+          cacheScope: 'public',
+        }),
+        legacy: (request) => this.listTools(request.params),
+      },
+      'tools/call': {
+        modern: (request, era, context) => this.callTool(request, modernCaller(era), context, 'modern'),
+        legacy: (request, context) => this.callTool(request, this.legacyCaller(), context, 'legacy'),
+      },
+      'subscriptions/listen': { modern: (request, _era, context) => this.listen(request, context) },
+    };
+    for (const [method, byEra] of Object.entries(methods)) {
+      this.engine.on(method, (request, context) => this.inEra(request, context, byEra));
+    }
+    serveChannel(channel, this.engine, (response) => this.outgoing.settle(response));
   }
 
   /**
@@ -189,15 +224,8 @@ export class McpConnection {
    * were part of (a create waiting for its command) answers with what
    * happened before the channel closes. Open subscriptions are not waited for.
    */
-  async settle(timeoutMs: number): Promise<void> {
-    const pending = [...this.running];
-    if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([Promise.allSettled(pending), expired]);
-    clearTimeout(timer);
+  settle(timeoutMs: number): Promise<void> {
+    return this.engine.settle(timeoutMs);
   }
 
   /** Ends open subscriptions with a complete result. Idempotent. */
@@ -205,197 +233,58 @@ export class McpConnection {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
     this.outgoing.closeAll();
-    const closing = [...this.listens.entries()].map(([key, id]) => {
-      this.listens.delete(key);
-      this.inFlight.delete(key);
-      return this.respond(id, {
-        resultType: 'complete',
-        _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: this.serverInfo() },
-      });
-    });
-    await Promise.all(closing);
+    await this.engine.closeOpen((id) => this.listenEnd(id));
   }
 
   private serverInfo(): ServerInfo {
     return { name: this.options.serverInfo.name, version: this.options.serverInfo.version };
   }
 
-  private receive(raw: unknown): void {
-    const message = classify(raw);
-    switch (message.kind) {
-      case 'invalid':
-        void this.respondError(message.id, message.error);
-        return;
-      case 'response':
-        this.outgoing.settle(message);
-        return;
-      case 'notification':
-        this.notification(message.method, message.params);
-        return;
-      case 'request': {
-        const key = idKey(message.id);
-        if (this.inFlight.has(key) || this.waitingKeys.has(key)) {
-          void this.respondError(
-            message.id,
-            ProtocolError.invalidRequest('this id is already used by a request in flight; it was not run'),
-          );
-          return;
-        }
-        this.waiting.push(message);
-        this.waitingKeys.add(key);
-        this.pump();
-        return;
-      }
-    }
-  }
-
-  /** Starts waiting requests while the flow-control limits allow; pauses the channel while some wait. */
-  private pump(): void {
-    while (this.waiting.length > 0) {
-      const next = this.waiting[0]!;
-      const heavy = producesAnswer(next);
-      const backlog = this.channel.backlogBytes?.() ?? 0;
-      if (backlog >= this.maxBacklogBytes || this.inFlight.size >= this.maxInFlight) break;
-      if (heavy && this.active >= this.maxActive) break;
-      this.waiting.shift();
-      this.waitingKeys.delete(idKey(next.id));
-      if (heavy) this.active++;
-      // Every request that ends frees an in-flight slot (a wait or a subscription too), so every end
-      // pumps: a queued request must not wait for some other message to arrive.
-      const running = this.request(next).finally(() => {
-        this.running.delete(running);
-        if (heavy) this.active--;
-        this.pump();
-      });
-      this.running.add(running);
-    }
-    if (this.waiting.length > 0) this.channel.pause?.();
-    else this.channel.resume?.();
-  }
-
-  private framingError(error: ChannelFramingError): void {
-    const wire =
-      error.kind === 'parse-error'
-        ? ProtocolError.parseError(error.message)
-        : ProtocolError.invalidRequest(
-            `message of ${error.bytes} bytes exceeds the ${error.maxLineBytes}-byte line limit and was discarded`,
-          );
-    void this.respondError(null, wire);
-  }
-
-  private notification(method: string, params: Params | undefined): void {
-    if (method !== 'notifications/cancelled') return;
-    const queued = findIdKey(this.waitingKeys, params?.requestId);
-    if (queued !== undefined && this.waitingKeys.delete(queued)) {
-      // Not started yet: it never runs and is never answered.
-      const index = this.waiting.findIndex((request) => idKey(request.id) === queued);
-      if (index !== -1) this.waiting.splice(index, 1);
-      this.pump();
-      return;
-    }
-    const key = findIdKey(this.inFlight.keys(), params?.requestId);
-    if (key === undefined) return;
-    const requestId = params?.requestId;
-    const flight = this.inFlight.get(key);
-    if (!flight) return;
-    flight.cancelled = true;
-    flight.controller.abort(new Error('cancelled by the client'));
-    this.inFlight.delete(key);
-    this.listens.delete(key);
-    this.logger.debug({ requestId }, 'request cancelled by the client');
-  }
-
-  private async request(request: InboundRequest): Promise<void> {
-    const key = idKey(request.id);
-    const flight: InFlight = { controller: new AbortController(), cancelled: false };
-    this.inFlight.set(key, flight);
-    let keepOpen = false;
-    try {
-      const era = classifyEra(request.params);
-      if (era.era === 'modern' && request.method === 'subscriptions/listen') {
-        keepOpen = true;
-        await this.listen(request, key);
-        return;
-      }
-      const result =
-        era.era === 'modern' ? await this.modern(request, era, flight) : await this.legacy(request, flight);
-      if (!flight.cancelled) await this.respond(request.id, result);
-    } catch (error) {
-      if (flight.cancelled) return;
-      if (error instanceof ProtocolError) {
-        await this.respondError(request.id, error);
-      } else {
-        this.logger.error({ err: error, method: request.method }, 'request failed');
-        await this.respondError(
-          request.id,
-          ProtocolError.internal((error as Error).message ?? String(error)),
-        );
-      }
-    } finally {
-      if (!keepOpen && this.inFlight.get(key) === flight) this.inFlight.delete(key);
-    }
-  }
-
-  private async modern(
+  /** Runs the request's era's handler; a modern result is complete and carries the server info. */
+  private async inEra(
     request: InboundRequest,
-    era: Extract<RequestEra, { era: 'modern' }>,
-    flight: InFlight,
-  ): Promise<Result> {
-    const caller: CallerContext = {
-      protocol: `mcp/${era.version}`,
-      ...(era.clientInfo && { clientName: era.clientInfo.name }),
-      ...(era.clientInfo?.version !== undefined && { clientVersion: era.clientInfo.version }),
-    };
-    let body: Result;
-    switch (request.method) {
-      case 'server/discover':
-        body = {
-          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
-          capabilities: { tools: {} },
-          instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
-          ttlMs: this.cacheTtlMs,
-          cacheScope: 'public',
-        };
-        break;
-      case 'tools/list':
-        body = { ...(await this.listTools(request.params)), ttlMs: this.cacheTtlMs, cacheScope: 'public' };
-        break;
-      case 'tools/call':
-        body = await this.callTool(request, caller, flight, 'modern');
-        break;
-      default:
-        throw ProtocolError.methodNotFound(request.method);
+    context: RequestContext,
+    byEra: EraMethod,
+  ): Promise<Result | typeof KEPT_OPEN> {
+    const era = classifyEra(request.params);
+    if (era.era === 'legacy') {
+      if (byEra.legacy === undefined) throw ProtocolError.methodNotFound(request.method);
+      return byEra.legacy(request, context);
     }
+    if (byEra.modern === undefined) throw ProtocolError.methodNotFound(request.method);
+    const body = await byEra.modern(request, era, context);
+    if (body === KEPT_OPEN || request.method === 'subscriptions/listen') return body;
     const meta = body._meta as Result | undefined;
     return { resultType: 'complete', ...body, _meta: { ...meta, [META_SERVER_INFO]: this.serverInfo() } };
   }
 
-  private async legacy(request: InboundRequest, flight: InFlight): Promise<Result> {
-    switch (request.method) {
-      case 'initialize':
-        this.legacyClient = legacyClientInfo(request.params);
-        this.legacyCapabilities = request.params?.capabilities;
-        return {
-          protocolVersion: LEGACY_PROTOCOL_VERSION,
-          capabilities: { tools: {} },
-          serverInfo: this.serverInfo(),
-          instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
-        };
-      case 'ping':
-        return {};
-      case 'tools/list':
-        return this.listTools(request.params);
-      case 'tools/call': {
-        const caller: CallerContext = {
-          protocol: `mcp/${LEGACY_PROTOCOL_VERSION}`,
-          ...(this.legacyClient && { clientName: this.legacyClient.name }),
-          ...(this.legacyClient?.version !== undefined && { clientVersion: this.legacyClient.version }),
-        };
-        return this.callTool(request, caller, flight, 'legacy');
-      }
-      default:
-        throw ProtocolError.methodNotFound(request.method);
-    }
+  private async discover(): Promise<Result> {
+    return {
+      supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
+      capabilities: { tools: {} },
+      instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
+      ttlMs: this.cacheTtlMs,
+      cacheScope: 'public',
+    };
+  }
+
+  private async initialize(request: InboundRequest): Promise<Result> {
+    this.legacyClient = legacyClientInfo(request.params);
+    this.legacyCapabilities = request.params?.capabilities;
+    return {
+      protocolVersion: LEGACY_PROTOCOL_VERSION,
+      capabilities: { tools: {} },
+      serverInfo: this.serverInfo(),
+      instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
+    };
+  }
+
+  private legacyCaller(): CallerContext {
+    return {
+      protocol: `mcp/${LEGACY_PROTOCOL_VERSION}`,
+      ...(this.legacyClient && { clientName: this.legacyClient.name }),
+      ...(this.legacyClient?.version !== undefined && { clientVersion: this.legacyClient.version }),
+    };
   }
 
   private async listTools(params: Params | undefined): Promise<Result> {
@@ -416,7 +305,7 @@ export class McpConnection {
   private async callTool(
     request: InboundRequest,
     requestCaller: CallerContext,
-    flight: InFlight,
+    context: RequestContext,
     era: 'modern' | 'legacy',
   ): Promise<Result> {
     const name = request.params?.name;
@@ -441,7 +330,7 @@ export class McpConnection {
       const approver = this.approvals.legacy(
         this.outgoing,
         this.legacyCapabilities,
-        flight.controller.signal,
+        context.signal,
         caller.clientName,
       );
       if (approver !== undefined) caller = { ...caller, approver };
@@ -455,7 +344,7 @@ export class McpConnection {
       relay?.discard();
       relay = new ProgressRelay(
         (value, message) => {
-          if (flight.cancelled) return;
+          if (context.cancelled) return;
           return this.channel
             .send({
               jsonrpc: '2.0',
@@ -477,7 +366,7 @@ export class McpConnection {
     try {
       const outcome = await this.tools.call(name, args as Record<string, unknown>, {
         caller,
-        signal: flight.controller.signal,
+        signal: context.signal,
         ...(wantsProgress && { progress }),
       });
       // Progress for this request is flushed before its response, never after.
@@ -491,38 +380,36 @@ export class McpConnection {
     }
   }
 
-  private async listen(request: InboundRequest, key: string): Promise<void> {
-    if (this.shuttingDown) {
-      await this.respond(request.id, {
-        resultType: 'complete',
-        _meta: { [META_SUBSCRIPTION_ID]: request.id, [META_SERVER_INFO]: this.serverInfo() },
-      });
-      return;
-    }
-    this.listens.set(key, request.id);
+  /** Acknowledges a subscription and keeps it open until shutdown (or the client cancels it). */
+  private async listen(request: InboundRequest, context: RequestContext): Promise<Result | typeof KEPT_OPEN> {
+    if (this.shuttingDown) return this.listenEnd(request.id);
+    const open: typeof KEPT_OPEN = context.keepOpen();
     // termgate's tool list never changes: no notification kinds are honoured.
-    await this.send({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: { [META_SUBSCRIPTION_ID]: request.id }, notifications: {} },
-    });
+    await this.channel
+      .send({
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { [META_SUBSCRIPTION_ID]: request.id }, notifications: {} },
+      })
+      .catch(() => undefined);
+    return open;
   }
 
-  private respond(id: RequestId, result: Result): Promise<void> {
-    return this.send({ jsonrpc: '2.0', id, result });
+  /** The complete result that ends a subscription. */
+  private listenEnd(id: RequestId): Result {
+    return {
+      resultType: 'complete',
+      _meta: { [META_SUBSCRIPTION_ID]: id, [META_SERVER_INFO]: this.serverInfo() },
+    };
   }
+}
 
-  private respondError(id: RequestId | null, error: ProtocolError): Promise<void> {
-    return this.send({ jsonrpc: '2.0', id, error: error.toWire() });
-  }
-
-  private async send(message: Result): Promise<void> {
-    try {
-      await this.channel.send(message);
-    } catch (error) {
-      this.logger.debug({ err: error }, 'could not send: the channel is closed');
-    }
-  }
+function modernCaller(era: Extract<RequestEra, { era: 'modern' }>): CallerContext {
+  return {
+    protocol: `mcp/${era.version}`,
+    ...(era.clientInfo && { clientName: era.clientInfo.name }),
+    ...(era.clientInfo?.version !== undefined && { clientVersion: era.clientInfo.version }),
+  };
 }
 
 /** False for requests whose answer is small whatever they do: waits (progress is flow-controlled on its own) and subscriptions. */
