@@ -2,10 +2,10 @@
 
 export { stringifyMessage, topLevelMemberText, withExactId } from './exact-id.js';
 export { type LineEvent, LineSplitter } from './line-splitter.js';
-export type { FramingError, MessageTransport } from './message-transport.js';
 export {
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_STALL_TIMEOUT_MS,
+  type FramingError,
   StdioTransport,
   type StdioTransportOptions,
 } from './stdio-transport.js';

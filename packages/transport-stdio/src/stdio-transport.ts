@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { stringifyMessage, withExactId } from './exact-id.js';
 import { type LineEvent, LineSplitter } from './line-splitter.js';
-import type { FramingError, MessageTransport } from './message-transport.js';
 
 export interface StdioTransportOptions {
   /** Longest accepted line in bytes, without its newline. Default 4 MiB. */
@@ -19,14 +18,47 @@ export interface StdioTransportOptions {
   readonly stallTimeoutMs?: number;
 }
 
+/** A framing problem the transport met; the protocol layer decides how to answer it. */
+export type FramingError =
+  | { readonly kind: 'parse-error'; readonly message: string }
+  | { readonly kind: 'line-too-long'; readonly bytes: number; readonly maxLineBytes: number };
+
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
 /**
  * Newline-delimited JSON over a pair of byte streams. The streams are
  * injected: only the outermost edge passes `process.stdin`/`process.stdout`.
+ * It moves whole JSON messages, one per line: it parses and serializes JSON
+ * but never interprets a message (methods, ids and batches are the
+ * protocol's). It satisfies the protocol core's `MessageChannel` port
+ * structurally (this package imports nothing of ours; the cli's tests check
+ * the assignment), with every optional flow-control member.
+ *
+ * Contract:
+ * - `onmessage` receives each parsed JSON value, in arrival order.
+ * - `onframingerror` receives lines that are not JSON or are too long; the
+ *   transport keeps reading after them.
+ * - A top-level numeric `id` is delivered as a `LosslessNumber` (lossless-json)
+ *   holding the exact text the peer sent, and `send` writes such an id back
+ *   as that text: ids round-trip byte for byte (`1e2`, `9007199254740993`).
+ * - `send` writes one message as one line; messages are written in call order
+ *   and never interleave. It resolves once the line was handed to the stream
+ *   without exceeding its buffer (backpressure is honoured).
+ * - `backlogBytes()` is the output the peer has not taken yet; `ondrain`
+ *   fires after each queued write settled (the backlog shrank), so the owner
+ *   can stop reading (`pause`) while a peer does not read. A peer that takes
+ *   nothing for `stallTimeoutMs` while output waits is gone: pending and
+ *   later writes fail and `onclose` fires, as on end of input.
+ * - `pause` stops reading input until `resume` (the peer then blocks on a
+ *   full pipe); neither has an effect after close.
+ * - `onclose` fires once, when the input ended or `close` was called.
+ *   After the input ended, `send` still works until `close`: answers to
+ *   requests already received can go out during shutdown. `close` stops
+ *   reading and ends the output once queued writes are flushed; it is
+ *   idempotent.
  */
-export class StdioTransport implements MessageTransport {
+export class StdioTransport {
   onmessage?: (message: unknown) => void;
   onframingerror?: (error: FramingError) => void;
   onclose?: () => void;

@@ -1,7 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { LosslessNumber } from 'lossless-json';
-import type { FramingError } from '../src/message-transport.js';
-import { StdioTransport } from '../src/stdio-transport.js';
+import { type FramingError, StdioTransport } from '../src/stdio-transport.js';
 
 function collect(stream: PassThrough): () => string[] {
   let text = '';
