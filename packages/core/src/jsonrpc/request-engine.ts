@@ -6,7 +6,10 @@ import { findIdKey, idKey, type RequestId } from './request-id.js';
 type Json = Record<string, unknown>;
 
 /** What a handler returns for a request it answers later (a subscription): see {@link RequestContext.keepOpen}. */
-export const KEPT_OPEN: unique symbol = Symbol('kept open');
+export class KeptOpen {
+  declare private readonly brand: 'kept open';
+}
+const KEPT_OPEN = new KeptOpen();
 
 /** What a handler knows of its request's life. */
 export interface RequestContext {
@@ -20,18 +23,18 @@ export interface RequestContext {
   /**
    * The request stays in flight after the handler returns, unanswered
    * (its id taken, counted in `maxInFlight`), until {@link RequestEngine.closeOpen}
-   * answers it or the peer cancels it. Returns {@link KEPT_OPEN}, which the
-   * handler then returns. Called before the handler's last await, so a
+   * answers it or the peer cancels it. Returns the {@link KeptOpen} mark,
+   * which the handler then returns. Called before the handler's last await, so a
    * `closeOpen` in between answers it too.
    */
-  keepOpen(): typeof KEPT_OPEN;
+  keepOpen(): KeptOpen;
 }
 
 /** Serves one request: resolves with its result, or throws (a {@link ProtocolError} crosses the wire as it is). */
 export type RequestHandler = (
   request: InboundRequest,
   context: RequestContext,
-) => Promise<Json | typeof KEPT_OPEN> | Json | typeof KEPT_OPEN;
+) => Promise<Json | KeptOpen> | Json | KeptOpen;
 
 /**
  * How the peer cancels a request: a notification `method` whose
@@ -188,8 +191,13 @@ export class RequestEngine {
     if (key === undefined || flight === undefined) return false;
     flight.cancelled = true;
     flight.controller.abort(new Error(rule.reason));
-    if (rule.mode === 'silent') this.inFlight.delete(key);
     this.logger.debug({ requestId }, 'request cancelled by the peer');
+    if (rule.mode === 'silent') {
+      // Its slot is free now: a request queued behind a full `maxInFlight` (say, behind open
+      // subscriptions, whose handlers returned long ago) must not wait for some other message.
+      this.inFlight.delete(key);
+      this.pump();
+    }
     return true;
   }
 
@@ -272,7 +280,7 @@ export class RequestEngine {
       const handler = this.handlers.get(request.method) ?? this.options.fallback;
       if (handler === undefined) throw ProtocolError.methodNotFound(request.method);
       const result = await handler(request, context);
-      if (result === KEPT_OPEN) {
+      if (result instanceof KeptOpen) {
         flight.open = true;
         return;
       }

@@ -3,7 +3,7 @@ import type { InboundRequest, Params } from '../jsonrpc/messages.js';
 import { OutgoingRequests } from '../jsonrpc/outgoing-requests.js';
 import { ProtocolError } from '../jsonrpc/protocol-error.js';
 import {
-  KEPT_OPEN,
+  KeptOpen,
   MAX_ACTIVE_REQUESTS,
   MAX_BACKLOG_BYTES,
   MAX_IN_FLIGHT,
@@ -124,7 +124,7 @@ interface EraMethod {
     request: InboundRequest,
     era: Extract<RequestEra, { era: 'modern' }>,
     context: RequestContext,
-  ) => Promise<Result | typeof KEPT_OPEN>;
+  ) => Promise<Result | KeptOpen>;
   readonly legacy?: (request: InboundRequest, context: RequestContext) => Promise<Result>;
 }
 
@@ -245,7 +245,7 @@ export class McpConnection {
     request: InboundRequest,
     context: RequestContext,
     byEra: EraMethod,
-  ): Promise<Result | typeof KEPT_OPEN> {
+  ): Promise<Result | KeptOpen> {
     const era = classifyEra(request.params);
     if (era.era === 'legacy') {
       if (byEra.legacy === undefined) throw ProtocolError.methodNotFound(request.method);
@@ -253,7 +253,7 @@ export class McpConnection {
     }
     if (byEra.modern === undefined) throw ProtocolError.methodNotFound(request.method);
     const body = await byEra.modern(request, era, context);
-    if (body === KEPT_OPEN || request.method === 'subscriptions/listen') return body;
+    if (body instanceof KeptOpen || request.method === 'subscriptions/listen') return body;
     const meta = body._meta as Result | undefined;
     return { resultType: 'complete', ...body, _meta: { ...meta, [META_SERVER_INFO]: this.serverInfo() } };
   }
@@ -381,9 +381,9 @@ export class McpConnection {
   }
 
   /** Acknowledges a subscription and keeps it open until shutdown (or the client cancels it). */
-  private async listen(request: InboundRequest, context: RequestContext): Promise<Result | typeof KEPT_OPEN> {
+  private async listen(request: InboundRequest, context: RequestContext): Promise<Result | KeptOpen> {
     if (this.shuttingDown) return this.listenEnd(request.id);
-    const open: typeof KEPT_OPEN = context.keepOpen();
+    const open = context.keepOpen();
     // termgate's tool list never changes: no notification kinds are honoured.
     await this.channel
       .send({
