@@ -22,6 +22,7 @@ import {
 } from './acp-permission-approver.js';
 import { AcpTerminalDispatcher } from './acp-terminal-dispatcher.js';
 import { AcpTerminalService } from './acp-terminal-service.js';
+import { RelayFlow } from './relay-flow.js';
 import { EditorSessions, OpenExecuteCalls } from './session-tracking.js';
 import { ToolCallTerminalRelay, type ToolCallTerminalRelayOptions } from './tool-call-terminal-relay.js';
 
@@ -133,18 +134,11 @@ export class AcpProxyConnection {
   /** Sessions the editor created (or loaded) through this proxy: where `allow_always` is offered. */
   private readonly editorSessions = new EditorSessions();
   private editorName: string | undefined;
-  /** Writes to each side not yet flushed. */
-  private readonly queued: Record<AcpProxySide, number> = { editor: 0, agent: 0 };
-  private readonly stallTimers: Record<AcpProxySide, NodeJS.Timeout | null> = { editor: null, agent: null };
-  private readonly maxQueued: number;
-  private readonly maxQueuedBytes: number;
-  /** Why each side's input is paused: the other side's backlog (`flow`), waiting terminal requests (`terminals`). */
-  private readonly pausedFor: Record<AcpProxySide, Set<string>> = { editor: new Set(), agent: new Set() };
-  private readonly stallTimeoutMs: number;
-  private endedBy!: (side: AcpProxySide) => void;
+  /** Forwarding with back-pressure: pauses a side while the other's writes back up, or while terminal requests wait. */
+  private readonly flow: RelayFlow;
 
   constructor(
-    private readonly editor: MessageChannel,
+    editor: MessageChannel,
     private readonly agent: MessageChannel,
     host: TerminalHost,
     validator: SchemaValidator,
@@ -169,11 +163,27 @@ export class AcpProxyConnection {
           editorName: () => this.editorName,
         }),
     });
-    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    let endedBy: (side: AcpProxySide) => void = () => undefined;
+    this.closed = new Promise<AcpProxySide>((resolve) => {
+      endedBy = resolve;
+      editor.onclose = () => resolve('editor');
+      agent.onclose = () => resolve('agent');
+    });
+    const maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    this.flow = new RelayFlow(
+      { editor, agent },
+      {
+        maxQueuedMessages: options.maxQueuedMessages ?? MAX_QUEUED_MESSAGES,
+        maxQueuedBytes,
+        stallTimeoutMs: options.stallTimeoutMs ?? STALL_TIMEOUT_MS,
+        onStall: (side) => endedBy(side),
+        logger: this.logger,
+      },
+    );
     this.dispatcher = new AcpTerminalDispatcher(this.service, (m) => this.agent.send(m), this.logger, {
       backlogBytes: () => agent.backlogBytes?.() ?? 0,
-      hold: (held) => this.setPaused('agent', 'terminals', held),
-      maxBacklogBytes: this.maxQueuedBytes,
+      hold: (held) => this.flow.hold('agent', 'terminals', held),
+      maxBacklogBytes: maxQueuedBytes,
     });
     agent.ondrain = () => this.dispatcher.pump();
     this.relay = new ToolCallTerminalRelay(
@@ -182,17 +192,10 @@ export class AcpProxyConnection {
       (params) => this.toEditor({ jsonrpc: '2.0', method: ACP_SESSION_UPDATE, params }),
       options,
     );
-    this.maxQueued = options.maxQueuedMessages ?? MAX_QUEUED_MESSAGES;
-    this.stallTimeoutMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
-    this.closed = new Promise<AcpProxySide>((resolve) => {
-      this.endedBy = resolve;
-      editor.onclose = () => resolve('editor');
-      agent.onclose = () => resolve('agent');
-    });
     editor.onmessage = (message) => this.fromEditor(message);
-    editor.onframingerror = (error) => this.framingError(this.editor, error);
+    editor.onframingerror = (error) => this.framingError('editor', error);
     agent.onmessage = (message) => this.fromAgent(message);
-    agent.onframingerror = (error) => this.framingError(this.agent, error);
+    agent.onframingerror = (error) => this.framingError('agent', error);
     editor.start();
     agent.start();
   }
@@ -200,8 +203,7 @@ export class AcpProxyConnection {
   /** Stops the display relay, then kills and releases every terminal of the agent's sessions. Idempotent. */
   shutdown(): Promise<void> {
     this.shuttingDown ??= (async () => {
-      this.clearStall('editor');
-      this.clearStall('agent');
+      this.flow.dispose();
       this.relay.dispose();
       this.toEditorRequests.closeAll();
       await this.service.closeAll();
@@ -242,25 +244,24 @@ export class AcpProxyConnection {
       message = { ...raw, params: withTerminalCapability(raw.params) };
       if (isAnyId(raw.id)) this.initializeIds.add(idKey(raw.id));
     }
-    this.send(this.agent, message, 'agent');
+    this.flow.forward('agent', message);
   }
 
   private fromAgent(raw: unknown): void {
     if (Array.isArray(raw)) {
       // No batches in ACP; a batch could smuggle terminal/* requests past the dispatcher.
-      this.send(this.agent, invalidFromAgent(null, 'JSON-RPC batches are not supported'), 'agent');
+      this.flow.forward('agent', invalidFromAgent(null, 'JSON-RPC batches are not supported'));
       return;
     }
     const message = classify(raw);
     if (message.kind === 'request' && isTermgateId(message.id)) {
       // Its answer would be taken for one to termgate's own request (see fromEditor).
-      this.send(
-        this.agent,
+      this.flow.forward(
+        'agent',
         invalidFromAgent(
           message.id,
           `request ids beginning "${TERMGATE_ID_PREFIX}" are reserved for termgate`,
         ),
-        'agent',
       );
       return;
     }
@@ -271,17 +272,16 @@ export class AcpProxyConnection {
       // serve) is answered here: it must never reach the editor, which would
       // run it ungated and unaudited.
       if (message.kind === 'request') {
-        this.send(
-          this.agent,
-          { jsonrpc: '2.0', id: message.id, error: ProtocolError.methodNotFound(raw.method).toWire() },
-          'agent',
-        );
+        this.flow.forward('agent', {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: ProtocolError.methodNotFound(raw.method).toWire(),
+        });
       } else if ('id' in raw) {
         const id = isAnyId(raw.id) ? raw.id : null;
-        this.send(
-          this.agent,
-          invalidFromAgent(id, `${raw.method} must be a JSON-RPC 2.0 request with a string or integer id`),
+        this.flow.forward(
           'agent',
+          invalidFromAgent(id, `${raw.method} must be a JSON-RPC 2.0 request with a string or integer id`),
         );
       } else {
         this.logger.warn({ method: raw.method }, 'dropped a terminal/* notification from the agent');
@@ -303,10 +303,9 @@ export class AcpProxyConnection {
     }
     if (message.kind === 'request' && message.method === ACP_REQUEST_PERMISSION && isObject(raw)) {
       if (isTermgateId(toolCallIdOf(raw.params, 'toolCall'))) {
-        this.send(
-          this.agent,
-          invalidFromAgent(message.id, `tool call ids beginning "${TERMGATE_ID_PREFIX}" are termgate's`),
+        this.flow.forward(
           'agent',
+          invalidFromAgent(message.id, `tool call ids beginning "${TERMGATE_ID_PREFIX}" are termgate's`),
         );
         return;
       }
@@ -346,82 +345,19 @@ export class AcpProxyConnection {
     }
   }
 
-  private toEditor(message: unknown): void {
-    this.send(this.editor, message, 'editor');
-  }
-
   /**
-   * Forwards in order. Flow control: while more than `maxQueuedMessages`
-   * writes to one side are not yet flushed (that peer stopped reading), the
-   * other side is paused, so a flood is held back by the pipes instead of
-   * growing this process's memory. A paused side cannot show its end of
-   * input, so a peer that leaves its writes unread for `stallTimeoutMs`
-   * counts as gone: `closed` resolves with it.
+   * Forwards in order, with back-pressure (see {@link RelayFlow}): while one
+   * side's writes back up, the other side is paused, so a flood is held
+   * back by the pipes instead of growing this process's memory; a side that
+   * leaves them unread for `stallTimeoutMs` counts as gone (`closed`).
    */
-  private send(channel: MessageChannel, message: unknown, to: AcpProxySide): void {
-    const from: AcpProxySide = to === 'editor' ? 'agent' : 'editor';
-    this.queued[to]++;
-    const sent = channel.send(message);
-    if (!this.pausedFor[from].has('flow') && this.backedUp(channel, to, 1)) {
-      this.setPaused(from, 'flow', true);
-      this.watchStall(to);
-    }
-    sent
-      .catch((error: unknown) => {
-        this.logger.debug({ err: error, to }, 'could not forward: the channel is closed');
-      })
-      .finally(() => {
-        this.queued[to]--;
-        if (this.stallTimers[to] !== null) this.watchStall(to); // progress: the peer reads again
-        if (this.pausedFor[from].has('flow') && !this.backedUp(channel, to, 2)) {
-          this.clearStall(to);
-          this.setPaused(from, 'flow', false);
-        }
-      });
+  private toEditor(message: unknown): void {
+    this.flow.forward('editor', message);
   }
 
-  /** Whether writes to `to` are backed up past the limits divided by `divisor` (2: the resume threshold). */
-  private backedUp(channel: MessageChannel, to: AcpProxySide, divisor: number): boolean {
-    const bytes = channel.backlogBytes?.() ?? 0;
-    return this.queued[to] >= this.maxQueued / divisor || bytes >= this.maxQueuedBytes / divisor;
-  }
-
-  /** Pauses a side's input while any reason holds. */
-  private setPaused(side: AcpProxySide, reason: string, paused: boolean): void {
-    const reasons = this.pausedFor[side];
-    const before = reasons.size > 0;
-    if (paused) reasons.add(reason);
-    else reasons.delete(reason);
-    const after = reasons.size > 0;
-    if (before === after) return;
-    const channel = side === 'editor' ? this.editor : this.agent;
-    if (after) channel.pause?.();
-    else channel.resume?.();
-  }
-
-  private watchStall(side: AcpProxySide): void {
-    this.clearStall(side);
-    const timer = setTimeout(() => {
-      this.logger.warn({ side, queued: this.queued[side] }, 'peer stopped reading; ending the conversation');
-      this.endedBy(side);
-    }, this.stallTimeoutMs);
-    timer.unref();
-    this.stallTimers[side] = timer;
-  }
-
-  private clearStall(side: AcpProxySide): void {
-    const timer = this.stallTimers[side];
-    if (timer !== null) clearTimeout(timer);
-    this.stallTimers[side] = null;
-  }
-
-  private framingError(from: MessageChannel, error: ChannelFramingError): void {
+  private framingError(from: AcpProxySide, error: ChannelFramingError): void {
     this.logger.warn({ error }, 'dropped a line that is not a JSON-RPC message');
-    this.send(
-      from,
-      { jsonrpc: '2.0', id: null, error: framingErrorAnswer(error).toWire() },
-      from === this.editor ? 'editor' : 'agent',
-    );
+    this.flow.forward(from, { jsonrpc: '2.0', id: null, error: framingErrorAnswer(error).toWire() });
   }
 }
 
