@@ -91,12 +91,12 @@ export const GROUPS = {
     break: 60,
   },
   requests: {
-    description: "the MCP request engine's duplicate-id and cancellation paths",
-    // McpConnection's request engine only (settle … request, listen … the
-    // end): ids, flow control, cancellation and shutdown. The era and tool
-    // plumbing between them is covered by the tests but not mutated here.
-    mutate: ['packages/core/src/mcp/mcp-server.ts:186-337', 'packages/core/src/mcp/mcp-server.ts:494-532'],
-    tests: ['packages/core/test/mcp/**/*.test.ts'],
+    description: "the JSON-RPC request engine's duplicate-id, cancellation and flow-control paths",
+    // The engine under MCP and ACP (ids, flow control, cancellation, settle,
+    // requests kept open) and the channel wiring; the MCP methods and the
+    // era plumbing are covered by the tests but not mutated here.
+    mutate: ['packages/core/src/jsonrpc/request-engine.ts', 'packages/core/src/jsonrpc/serve-channel.ts'],
+    tests: ['packages/core/test/jsonrpc/**/*.test.ts', 'packages/core/test/mcp/**/*.test.ts'],
     tsconfig: 'packages/core/tsconfig.json',
     break: 88,
   },
