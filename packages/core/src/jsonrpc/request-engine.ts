@@ -24,8 +24,11 @@ export interface RequestContext {
    * The request stays in flight after the handler returns, unanswered
    * (its id taken, counted in `maxInFlight`), until {@link RequestEngine.closeOpen}
    * answers it or the peer cancels it. Returns the {@link KeptOpen} mark,
-   * which the handler then returns. Called before the handler's last await, so a
-   * `closeOpen` in between answers it too.
+   * which the handler then returns; a handler that returns anything else, or
+   * throws, is answered as usual. Call it before the handler's last await
+   * (say, before an acknowledgement is sent), so that a `closeOpen` in
+   * between answers the request, once: what the handler returns then is
+   * not sent.
    */
   keepOpen(): KeptOpen;
 }
@@ -98,6 +101,8 @@ interface Flight {
   cancelled: boolean;
   /** Kept open by its handler: answered by `closeOpen`. */
   open: boolean;
+  /** Answered by `closeOpen`: nothing more is sent for it. */
+  closed: boolean;
 }
 
 /**
@@ -247,6 +252,7 @@ export class RequestEngine {
     for (const [key, flight] of this.inFlight) {
       if (!flight.open) continue;
       this.inFlight.delete(key);
+      flight.closed = true;
       closing.push(this.answer({ jsonrpc: '2.0', id: flight.id, result: result(flight.id) }));
     }
     await Promise.all(closing);
@@ -263,6 +269,7 @@ export class RequestEngine {
       controller: new AbortController(),
       cancelled: false,
       open: false,
+      closed: false,
     };
     this.inFlight.set(key, flight);
     const silent = this.options.cancellation.mode === 'silent';
@@ -280,13 +287,12 @@ export class RequestEngine {
       const handler = this.handlers.get(request.method) ?? this.options.fallback;
       if (handler === undefined) throw ProtocolError.methodNotFound(request.method);
       const result = await handler(request, context);
-      if (result instanceof KeptOpen) {
-        flight.open = true;
-        return;
-      }
-      if (!(silent && flight.cancelled)) await this.answer({ jsonrpc: '2.0', id: request.id, result });
+      flight.open = result instanceof KeptOpen;
+      if (flight.open || flight.closed || (silent && flight.cancelled)) return;
+      await this.answer({ jsonrpc: '2.0', id: request.id, result });
     } catch (error) {
-      if (silent && flight.cancelled) return;
+      flight.open = false;
+      if (flight.closed || (silent && flight.cancelled)) return;
       if (!(error instanceof ProtocolError)) {
         this.logger.error({ err: error, method: request.method }, 'request failed');
       }

@@ -253,7 +253,7 @@ export class McpConnection {
     }
     if (byEra.modern === undefined) throw ProtocolError.methodNotFound(request.method);
     const body = await byEra.modern(request, era, context);
-    if (body instanceof KeptOpen || request.method === 'subscriptions/listen') return body;
+    if (body instanceof KeptOpen) return body;
     const meta = body._meta as Result | undefined;
     return { resultType: 'complete', ...body, _meta: { ...meta, [META_SERVER_INFO]: this.serverInfo() } };
   }

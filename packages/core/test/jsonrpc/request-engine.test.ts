@@ -408,4 +408,26 @@ describe('RequestEngine: requests kept open', () => {
     expect(answersTo(client, 1)).toEqual([{ jsonrpc: '2.0', id: 1, result: { closed: true } }]);
     expect(engine.pending).toBe(0);
   });
+
+  it('a handler that kept its request open and then throws or returns a result is answered once, and frees its id', async () => {
+    const { client, engine } = setup();
+    const finishers: ((outcome: 'throw' | 'result') => void)[] = [];
+    engine.on('listen', async (_request, context) => {
+      context.keepOpen();
+      const outcome = await new Promise<'throw' | 'result'>((resolve) => finishers.push(resolve));
+      if (outcome === 'throw') throw ProtocolError.invalidParams('changed its mind');
+      return { late: true };
+    });
+    client.send(request(1, 'listen'));
+    client.send(request(2, 'listen'));
+    await tick();
+    finishers[0]!('throw');
+    expect(await client.response(1)).toMatchObject({ error: { code: -32602 } });
+    await engine.closeOpen(() => ({ closed: true }));
+    finishers[1]!('result');
+    await tick();
+    expect(answersTo(client, 1)).toHaveLength(1);
+    expect(answersTo(client, 2)).toEqual([{ jsonrpc: '2.0', id: 2, result: { closed: true } }]);
+    expect(engine.pending).toBe(0);
+  });
 });
