@@ -1,3 +1,4 @@
+import * as vm from 'node:vm';
 import type { Config } from 'jest';
 
 /**
@@ -5,11 +6,27 @@ import type { Config } from 'jest';
  * the suite into lanes (projects) of this config, and StrykerJS
  * (stryker.config.mjs) runs it with its own testMatch.
  *
- * Tests are TypeScript, transpiled (not type-checked: `tsc -b` does that) to
- * CommonJS by ts-jest. inversify 8 and its @inversifyjs packages ship ESM
- * only, so they are transpiled too (jest loads CommonJS). Workspace imports
- * (`@termgate/x`, `@termgate/x/adapters` and `@termgate/termhost/sandbox`) resolve to each package's `src`.
+ * Tests run as ES modules, like production: ts-jest transpiles the
+ * TypeScript (not type-checked: `tsc -b` does that) to ESM (`useESM`,
+ * tsconfig.jest.json) and jest links it with Node's `vm` modules
+ * (https://jestjs.io/docs/ecmascript-modules), which exist only when the
+ * process runs with `--experimental-vm-modules`: the package scripts, `pnpm
+ * jest`, scripts/test-on-node.mjs and StrykerJS (`testRunnerNodeArgs`) pass
+ * it. Dependencies load as Node loads them, untransformed. Workspace imports
+ * (`@termgate/x`, `@termgate/x/adapters` and `@termgate/termhost/sandbox`)
+ * resolve to each package's `src`.
  */
+
+/**
+ * Without the flag every ESM test file would fail on its own, each with the
+ * same puzzle; fail once, up front, saying how to run jest.
+ */
+if (!('SourceTextModule' in vm)) {
+  throw new Error(
+    'jest must run with node --experimental-vm-modules (the tests are ES modules): ' +
+      'npx -y pnpm@12.4.2 jest <args>, or node --experimental-vm-modules node_modules/jest/bin/jest.js <args>',
+  );
+}
 
 /**
  * Jest's code frames are coloured by picocolors, which treats any `CI`
@@ -25,10 +42,10 @@ const config: Config = {
   // The staged `termgate` package (scripts/pack-cli.mjs) repeats packages/cli's name.
   modulePathIgnorePatterns: ['<rootDir>/packages/cli/pack/'],
   testMatch: ['**/test/**/*.test.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.[cm]?[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', useESM: true }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(inversify|@inversifyjs))'],
   moduleNameMapper: {
     '^@termgate/([a-z-]+)/adapters$': '<rootDir>/packages/$1/src/adapters/index.ts',
     '^@termgate/termhost/sandbox$': '<rootDir>/packages/termhost/src/sandbox/index.ts',

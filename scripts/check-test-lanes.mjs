@@ -29,10 +29,15 @@ const jest = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 // One `jest --listTests` per lane, side by side: each costs a jest start-up.
 const listed = await Promise.all(
   LANES.map((lane) =>
-    promisify(execFile)(process.execPath, [jest, '--listTests', '--json', '--selectProjects', lane], {
-      cwd: root,
-      maxBuffer: 16 * 1024 * 1024,
-    }).then(
+    // The flag the config asks for (the tests are ES modules), though listing loads no test.
+    promisify(execFile)(
+      process.execPath,
+      ['--experimental-vm-modules', jest, '--listTests', '--json', '--selectProjects', lane],
+      {
+        cwd: root,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).then(
       ({ stdout }) => ({ lane, paths: JSON.parse(stdout) }),
       (error) => {
         console.error(

@@ -24,7 +24,9 @@ if (PINNED[major] === undefined) {
 const { version, bin, node } = pinnedNode(major, 'test-on-node');
 
 console.error(`test-on-node: running jest on Node.js v${version}`);
-const jest = spawnSync(node, [join(root, 'node_modules', 'jest', 'bin', 'jest.js'), ...jestArgs], {
+// --experimental-vm-modules: the tests are ES modules (jest.base.config.ts).
+const jestJs = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+const jest = spawnSync(node, ['--experimental-vm-modules', jestJs, ...jestArgs], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },

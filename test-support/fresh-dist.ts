@@ -56,8 +56,9 @@ function newestFile(dir: string): { path: string; mtimeMs: number } | undefined 
   return newest;
 }
 
-export function freshDist(): void {
-  const stale = staleBuild(join(__dirname, '..'));
+/** Throws, naming the stale file and the command to run, unless the build under `root` is fresh. */
+export function freshDist(root: string): void {
+  const stale = staleBuild(root);
   if (stale !== undefined) {
     const error = new Error(
       `stale build: ${stale}. These tests run the built packages/*/dist; rebuild with: ${BUILD}`,
@@ -67,5 +68,12 @@ export function freshDist(): void {
   }
 }
 
-/** jest's `globalSetup` calls the default export. */
-export default freshDist;
+/**
+ * jest's `globalSetup` calls the default export with the run's and the
+ * lane's configs; the lane's `rootDir` is the repository. (jest loads a
+ * global setup as CommonJS, so this module names neither `import.meta` nor
+ * `__dirname`.)
+ */
+export default function globalSetup(_globalConfig: unknown, projectConfig: { rootDir: string }): void {
+  freshDist(projectConfig.rootDir);
+}

@@ -15,7 +15,7 @@ import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters'
 import { records } from './support/audit-file.js';
 import { tempDir } from './support/temp-dir.js';
 
-const AUDIT_MD = fs.readFileSync(join(__dirname, '../../../docs/AUDIT.md'), 'utf8');
+const AUDIT_MD = fs.readFileSync(join(import.meta.dirname, '../../../docs/AUDIT.md'), 'utf8');
 
 describe('checkpoint bytes, as docs/AUDIT.md describes them', () => {
   let dir: ReturnType<typeof tempDir>;

@@ -384,7 +384,7 @@ describe('ProcessTerminalHost: create', () => {
 
   it.each([
     ['CWD_NOT_FOUND', () => join(dir.path, 'missing')],
-    ['CWD_NOT_DIRECTORY', () => __filename],
+    ['CWD_NOT_DIRECTORY', () => import.meta.filename],
   ])('rejects a bad cwd with %s', async (code, cwd) => {
     const observer = new RecordingObserver();
     const host = newHost({ observer });

@@ -7,8 +7,9 @@ import { PinoAuditSink } from '@termgate/audit/adapters';
 import { codeOf, records } from '../support/audit-file.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const DIST_INDEX = resolve(__dirname, '../../dist/adapters/index.js');
-const WRITER = resolve(__dirname, 'fixtures/append-writer.mjs');
+// The writer children are Node itself, which cannot run the .ts sources (Node 20): they load the built adapters.
+const DIST_INDEX = resolve(import.meta.dirname, '../../dist/adapters/index.js');
+const WRITER = resolve(import.meta.dirname, 'fixtures/append-writer.mjs');
 
 function runWriter(
   file: string,

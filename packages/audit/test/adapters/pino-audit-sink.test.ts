@@ -1,10 +1,26 @@
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
+import * as realFs from 'node:fs';
 import { join } from 'node:path';
-import { verifyAuditFile } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { jest } from '@jest/globals';
 import { codeOf, records } from '../support/audit-file.js';
 import { tempDir } from '../support/temp-dir.js';
+
+/**
+ * `fs`, with the writes and fsyncs of the sink going through it, so a test
+ * can spy on them. An ES module's imports are read-only bindings that
+ * `jest.spyOn` cannot replace, so the sink's modules get a `node:fs` whose
+ * `writeSync` and `fsyncSync` call this object's; they are imported after
+ * the mock is registered.
+ */
+const fs = { ...realFs };
+jest.unstable_mockModule('node:fs', () => ({
+  ...realFs,
+  writeSync: ((...args: Parameters<typeof realFs.writeSync>) =>
+    fs.writeSync(...args)) as typeof realFs.writeSync,
+  fsyncSync: (fd: number) => fs.fsyncSync(fd),
+}));
+const { verifyAuditFile } = await import('@termgate/audit');
+const { PinoAuditSink } = await import('@termgate/audit/adapters');
 
 const isRoot = process.getuid?.() === 0;
 const onLinux = process.platform === 'linux';
@@ -95,7 +111,7 @@ describe('PinoAuditSink', () => {
       // as nobody (util-linux setpriv), in a directory nobody owns. It loads
       // the built adapter: the checkout must be readable by other users, as
       // the unprivileged sandbox suite also requires.
-      const adapters = join(__dirname, '..', '..', 'dist', 'adapters', 'index.js');
+      const adapters = join(import.meta.dirname, '..', '..', 'dist', 'adapters', 'index.js');
       const script = `import { PinoAuditSink } from ${JSON.stringify(adapters)};
         try { PinoAuditSink.open(process.env.AUDIT_FILE).close(); console.log('opened'); }
         catch (error) { console.log(error.code ?? String(error)); }`;

@@ -13,8 +13,8 @@ import { ApprovalWorkspace } from '../approval/support/approval-fixture.js';
 import { assertServerBuilt } from '../e2e/support/wire-server.js';
 
 const run = promisify(execFile);
-const FIXTURES = path.join(__dirname, 'fixtures');
-const BIN = path.resolve(__dirname, '../../dist/bin.js');
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const BIN = path.resolve(import.meta.dirname, '../../dist/bin.js');
 const AGENT = path.join(FIXTURES, 'agent.mjs');
 const EDITOR = path.join(FIXTURES, 'approval-editor.mjs');
 

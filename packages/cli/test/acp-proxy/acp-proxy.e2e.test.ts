@@ -1,7 +1,7 @@
 /**
  * `termgate acp-proxy` end to end, with real processes on both sides: an
- * editor and an agent built with @agentclientprotocol/sdk 2.4.0 (ESM-only,
- * so they run as `.mjs` fixtures outside jest's CommonJS runtime), and the
+ * editor and an agent built with @agentclientprotocol/sdk 2.4.0 (processes
+ * of their own, so `.mjs` fixtures that Node runs as they are), and the
  * built `termgate acp-proxy` in between, under the shipped default policy
  * unless a test names another.
  */
@@ -14,8 +14,8 @@ import { isAlive } from '../../../../test-support/processes.js';
 import { defaultPolicyArgs } from '../e2e/support/wire-server.js';
 
 const run = promisify(execFile);
-const FIXTURES = path.join(__dirname, 'fixtures');
-const BIN = path.resolve(__dirname, '../../dist/bin.js');
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const BIN = path.resolve(import.meta.dirname, '../../dist/bin.js');
 const AGENT = path.join(FIXTURES, 'agent.mjs');
 const EDITOR = path.join(FIXTURES, 'editor.mjs');
 const POLICY = path.join(FIXTURES, 'deny-rm.policy.yaml');

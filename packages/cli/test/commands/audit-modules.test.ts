@@ -15,9 +15,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeGeneratedTrail } from '../e2e/support/generated-trail.js';
 
-const BIN = resolve(__dirname, '../../dist/bin.js');
-const HOOK = pathToFileURL(resolve(__dirname, 'fixtures/module-log.mjs')).href;
-const REPO_ROOT = resolve(__dirname, '../../../..');
+const BIN = resolve(import.meta.dirname, '../../dist/bin.js');
+const HOOK = pathToFileURL(resolve(import.meta.dirname, 'fixtures/module-log.mjs')).href;
+const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 const FORBIDDEN = [/\/packages\/policy\//, /\/node_modules\/(\.pnpm\/)?web-tree-sitter/, /tree-sitter-bash/];
 
 interface Run {

@@ -9,7 +9,7 @@ import { wantsHelp } from '../../src/commands/usage.js';
 import { writeGeneratedTrail } from '../e2e/support/generated-trail.js';
 import { SERVER_BIN } from '../e2e/support/wire-server.js';
 
-const DEFAULT_POLICY = join(__dirname, '..', '..', '..', '..', 'policies', 'default.yaml');
+const DEFAULT_POLICY = join(import.meta.dirname, '..', '..', '..', '..', 'policies', 'default.yaml');
 
 /** Runs the built `termgate` (packages/cli/dist/bin.js) with stdin at EOF. */
 function termgate(...args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { policyCommand } from '../../src/commands/policy.js';
 
-const REPO = resolve(__dirname, '..', '..', '..', '..');
+const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
 const STRICT = join(REPO, 'examples', 'strict-enterprise.yaml');
 const DEFAULT = join(REPO, 'policies', 'default.yaml');
 
@@ -227,7 +227,7 @@ describe('policy explain with a sandbox', () => {
       `default: allow\nsandbox:\n  mode: required\n  filesystem: { writable: ['${join(dir, 'ws')}'], hidden: ['${dir}'] }\n  network: { allow: [example.org] }\n`,
     );
     const { execFileSync } = await import('node:child_process');
-    const bin = join(__dirname, '../../dist/bin.js');
+    const bin = join(import.meta.dirname, '../../dist/bin.js');
     const text = execFileSync(
       process.execPath,
       [bin, 'policy', 'explain', file, '--cwd', join(dir, 'ws'), '--', 'make'],

@@ -15,7 +15,16 @@ import * as cliTokens from '../../src/composition/tokens.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
 import type { ServeConfig } from '../../src/serve/serve-config.js';
 
-const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+const JUDGE_WORKER = resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'policy',
+  'dist',
+  'adapters',
+  'judge-worker.js',
+);
 
 /** Every `Symbol.for('termgate.…')` a module exports: the service identifiers. */
 function tokensOf(module: Record<string, unknown>): Array<[string, symbol]> {

@@ -5,8 +5,10 @@
  * `terminal_create` (sent first) is answered only once the judge stands.
  * Fails if listing waited for the policy side.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { jest } from '@jest/globals';
 import {
   isResponseTo,
   modern,

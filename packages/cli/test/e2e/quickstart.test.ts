@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** The README's `pnpm start` transcript (after the build), run as it ships. */
-const QUICKSTART = resolve(__dirname, '..', '..', '..', '..', 'scripts', 'quickstart.mjs');
+const QUICKSTART = resolve(import.meta.dirname, '..', '..', '..', '..', 'scripts', 'quickstart.mjs');
 
 describe('scripts/quickstart.mjs', () => {
   let tmp: string;

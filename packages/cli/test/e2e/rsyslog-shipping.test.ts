@@ -17,6 +17,7 @@ import { assertServerBuilt, REPO_ROOT, SERVER_BIN } from './support/wire-server.
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
 const EXAMPLE = path.join(REPO_ROOT, 'examples/rsyslog/termgate-audit.conf');
+// The writer children are Node itself, which cannot run the .ts sources (Node 20): they load the built adapters.
 const DIST_INDEX = path.join(REPO_ROOT, 'packages/audit/dist/adapters/index.js');
 const WRITER = path.join(REPO_ROOT, 'packages/audit/test/adapters/fixtures/append-writer.mjs');
 

@@ -3,6 +3,7 @@
  * duplicate ids in flight, a create racing stdin EOF, and a client that
  * stops reading. Lines are compared as text where bytes matter.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   isResponseTo,
@@ -116,7 +117,7 @@ describe('serve: the audit trail does not grow with the input', () => {
       const records = lines.map((line) => JSON.parse(line));
       const create = records.find((r) => r.event.action === 'terminal-create');
       expect(create.process.command_line.length).toBeLessThanOrEqual(8192);
-      const sha256 = (text: string) => require('node:crypto').createHash('sha256').update(text).digest('hex');
+      const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
       expect(create.termgate.truncated['process.command_line']).toEqual({
         length: Buffer.byteLength(big),
         sha256: sha256(big),

@@ -170,7 +170,7 @@ describe.each([
 describe('the five lines of the sandbox issue, under the shipped default policy', () => {
   let world: SandboxWorld;
   let server: WireServer;
-  const policy = path.resolve(__dirname, '../../../../policies/default.yaml');
+  const policy = path.resolve(import.meta.dirname, '../../../../policies/default.yaml');
 
   beforeAll(() => {
     world = makeWorld({ sandbox: null });

@@ -5,8 +5,10 @@
  * fail never starts, whatever a cache holds; an entry is written only by a
  * start whose checks passed; a sandboxed command cannot reach the cache.
  */
+
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { jest } from '@jest/globals';
 import { POLICY_CHECKS_DIRECTORY, PolicyCheckCache } from '../../src/serve/policy-check-cache.js';
 import { TERMGATE_VERSION } from '../../src/version.js';
 import { makeWorld, run, type SandboxWorld, serveIn } from './support/sandbox-fixture.js';

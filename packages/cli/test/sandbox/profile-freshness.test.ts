@@ -5,8 +5,10 @@
  * A real `termgate serve` with the sandbox on; fails if a profile were
  * reused across creates.
  */
+
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { jest } from '@jest/globals';
 import { makeWorld, run, type SandboxWorld, serveIn } from './support/sandbox-fixture.js';
 
 jest.setTimeout(120_000);

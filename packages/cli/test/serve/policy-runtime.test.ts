@@ -11,7 +11,16 @@ import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import type { ServeConfig } from '../../src/serve/serve-config.js';
 
 /** The policy judge runs in a worker thread; jest runs the sources, so it points the runtime at the built worker. */
-const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+const JUDGE_WORKER = resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'policy',
+  'dist',
+  'adapters',
+  'judge-worker.js',
+);
 
 /** Starts the policy side as serve and acp-proxy do: through the composition root's POLICY_RUNTIME. */
 async function startPolicyRuntime(

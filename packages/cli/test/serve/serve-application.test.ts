@@ -11,7 +11,16 @@ import { POLICY_RUNTIME } from '../../src/composition/tokens.js';
 import { ServeApplication } from '../../src/serve/serve-application.js';
 
 /** The policy judge runs in a worker process; jest runs the sources, so it points the runtime at the built worker. */
-const JUDGE_WORKER = resolve(__dirname, '..', '..', '..', 'policy', 'dist', 'adapters', 'judge-worker.js');
+const JUDGE_WORKER = resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'policy',
+  'dist',
+  'adapters',
+  'judge-worker.js',
+);
 
 describe('ServeApplication (composition root wired with real adapters)', () => {
   it('serves MCP over the given streams and, at end of input, kills every terminal and resolves', async () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
  * These run the repository's own lint script and jest config on a file that
  * fails, with `CI=true` and output to a pipe, and read what a log would hold.
  */
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(import.meta.dirname, '../../../..');
 const ESC = '\u001b';
 
 describe('CI logs', () => {
@@ -45,6 +45,7 @@ describe('CI logs', () => {
     const run = spawnSync(
       process.execPath,
       [
+        '--experimental-vm-modules',
         join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
         '--config',
         join(ROOT, 'jest.config.ts'),

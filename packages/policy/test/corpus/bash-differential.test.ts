@@ -147,7 +147,7 @@ describe('parser-gap corpus', () => {
     readonly default?: 'allow' | 'deny' | 'ask';
     readonly strict?: 'allow' | 'deny' | 'ask';
   }
-  const gaps = parse(readFileSync(join(__dirname, 'bash-gaps.corpus.yaml'), 'utf8')) as GapEntry[];
+  const gaps = parse(readFileSync(join(import.meta.dirname, 'bash-gaps.corpus.yaml'), 'utf8')) as GapEntry[];
   let base: string;
   let work: string;
   let home: string;

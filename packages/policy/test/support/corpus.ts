@@ -13,13 +13,13 @@ export interface CorpusEntry {
   readonly why?: string;
 }
 
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..', '..');
 export const STRICT_POLICY = join(REPO_ROOT, 'examples', 'strict-enterprise.yaml');
 export const DEFAULT_POLICY = join(REPO_ROOT, 'policies', 'default.yaml');
 
 /** The decision corpus for the strict example policy. */
 export function readCorpus(): CorpusEntry[] {
   return parse(
-    readFileSync(join(__dirname, '..', 'corpus', 'strict-enterprise.corpus.yaml'), 'utf8'),
+    readFileSync(join(import.meta.dirname, '..', 'corpus', 'strict-enterprise.corpus.yaml'), 'utf8'),
   ) as CorpusEntry[];
 }

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './corpus.js';
 
 /**
- * The built judge worker. Jest runs the TypeScript sources, which `fork`
- * and worker threads cannot run, so tests point the judges at `dist` (the root
- * `pnpm test` builds before it runs jest).
+ * The built judge worker. Jest runs the TypeScript sources, but a worker
+ * thread or a forked process is Node itself, which cannot run `.ts` on Node
+ * 20 (and the sources import each other as `.js`), so tests point the judges
+ * at `dist` (the root `pnpm test` builds before it runs jest; the process
+ * lane checks the build is fresh, test-support/fresh-dist.ts).
  */
 export function builtJudgeWorker(): string {
   const path = join(REPO_ROOT, 'packages', 'policy', 'dist', 'adapters', 'judge-worker.js');

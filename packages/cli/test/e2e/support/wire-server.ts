@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isAlive } from '../../../../../test-support/processes.js';
 
 /** Repository root (this file lives in packages/cli/test/e2e/support). */
-export const REPO_ROOT = path.resolve(__dirname, '../../../../..');
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../../../..');
 /** The built CLI entry point; `npx tsc -b` produces it. */
 export const SERVER_BIN = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
 

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 
 /** ACP v1's normative schema as shipped in @agentclientprotocol/sdk 2.4.0 (a root devDependency). */
 export const ACP_SCHEMA_PATH = path.resolve(
-  __dirname,
+  import.meta.dirname,
   '../../../../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json',
 );
 
