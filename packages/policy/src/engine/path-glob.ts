@@ -1,4 +1,4 @@
-import { picomatch } from './picomatch.js';
+import picomatch from 'picomatch';
 
 /**
  * Path globs for rules (`path:`), with picomatch's syntax: `*` and `?`

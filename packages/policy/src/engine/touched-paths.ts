@@ -1,7 +1,7 @@
 import { isAbsolute, posix } from 'node:path';
+import picomatch from 'picomatch';
 import { homeDirectory } from '../policy-file/policy-paths.js';
 import type { Token } from '../shell/analysis.js';
-import { picomatch } from './picomatch.js';
 import { SandboxView } from './sandbox-view.js';
 
 /** One path a command may touch, as a `path:` rule sees it. */
