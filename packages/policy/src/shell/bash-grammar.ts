@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
@@ -73,8 +72,7 @@ export function bashGrammarPath(): string {
 export function loadBashParser(): Promise<BashParser> {
   loading ??= (async () => {
     await Parser.init();
-    // Bytes, not a path: with a path web-tree-sitter does a dynamic import(), which jest's CommonJS runtime refuses.
-    const language = await Language.load(await readFile(bashGrammarPath()));
+    const language = await Language.load(bashGrammarPath());
     const parser = new Parser();
     parser.setLanguage(language);
     return {
