@@ -30,9 +30,13 @@ export default {
   // sibling plugins from its own node_modules.
   plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker'],
   testRunner: 'jest',
-  // jest.base.config.ts is the suite's own config (one project; jest.config.ts splits it into lanes): ts-jest with tsconfig.jest.json
-  // (CommonJS tests of ESM sources). Only the group's tests are matched, and
-  // each run is narrowed further to the tests related to the mutated file.
+  // jest links ES modules with Node's vm modules, which need this flag
+  // (jest.base.config.ts); StrykerJS passes it to its test runner processes.
+  testRunnerNodeArgs: ['--experimental-vm-modules'],
+  // jest.base.config.ts is the suite's own config (one project; jest.config.ts
+  // splits it into lanes): ts-jest with tsconfig.jest.json, tests and sources
+  // as ES modules. Only the group's tests are matched, and each run is
+  // narrowed further to the tests related to the mutated file.
   jest: {
     projectType: 'custom',
     configFile: 'jest.base.config.ts',
