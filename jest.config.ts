@@ -7,7 +7,7 @@ import base from './jest.base.config.ts';
 /**
  * The suite in four lanes (jest projects), each runnable alone
  * (`pnpm test:unit`, `test:process`, `test:sandbox`, `test:e2e`, or
- * `npx jest --selectProjects <lane>`); plain `jest` runs them all. A test
+ * `pnpm jest --selectProjects <lane>`); plain `pnpm jest` runs them all. A test
  * file's lane follows from its path alone, first rule that matches
  * (docs/TESTING.md):
  *
@@ -31,7 +31,8 @@ import base from './jest.base.config.ts';
  * Node's own type stripping (22.18+, where they are ES modules): hence the
  * `.ts` import (ts-node only transpiles this file, as the pragma above asks;
  * `tsc -b` type-checks it) and no `__dirname`; `<rootDir>` is this file's
- * directory.
+ * directory. (The tests themselves always load as ES modules:
+ * jest.base.config.ts.)
  */
 const SANDBOX = ['<rootDir>/packages/*/test/**/sandbox/**/*.test.ts'];
 const E2E = ['<rootDir>/packages/cli/test/**/*.test.ts'];
