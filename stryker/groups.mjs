@@ -28,9 +28,9 @@ export const GROUPS = {
       'packages/audit/src/verify.ts',
       'packages/audit/src/verify-trail.ts',
     ],
-    // pino-audit-sink.test.ts also starts a child that imports the built
+    // file-audit-sink.test.ts also starts a child that imports the built
     // dist/, which a mutant run does not rebuild; its other tests are in-process.
-    tests: ['packages/audit/test/**/*.test.ts', '!**/pino-audit-sink.test.ts'],
+    tests: ['packages/audit/test/**/*.test.ts', '!**/file-audit-sink.test.ts'],
     tsconfig: 'packages/audit/tsconfig.json',
     break: 95,
   },

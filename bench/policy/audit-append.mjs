@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Audit append benchmark: `PinoAuditSink.append` (pino formatting, hash
+ * Audit append benchmark: `FileAuditSink.append` (serializing, hash
  * chain, checked `fs.writeSync`, path check, optional fsync) against a
  * baseline of plain `fs.writeSync` of the same event as one JSON line to a
  * file opened with 'a' (plus `fs.fsyncSync` in the fsync rows).
@@ -16,7 +16,7 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeSyn
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PinoAuditSink } from '../../packages/audit/dist/adapters/index.js';
+import { FileAuditSink } from '../../packages/audit/dist/adapters/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -83,7 +83,7 @@ function measure(n, setup) {
 function sinkSetup(dir, fsync) {
   return () => {
     const file = path.join(dir, `sink-${process.hrtime.bigint()}.jsonl`);
-    const sink = PinoAuditSink.open(file, { fsync, service: { version: '0.1.0' } });
+    const sink = FileAuditSink.open(file, { fsync, service: { version: '0.1.0' } });
     return {
       append: (i) => sink.append(decisionEvent(i)),
       done: () => {
@@ -160,7 +160,7 @@ const lines = [
 for (const { fsync, n, sink, base } of rows) {
   const f = fsync ? 'yes' : 'no';
   lines.push(
-    `| PinoAuditSink.append | ${f} | ${n * ROUNDS} | ${fmt(sink.perSecond, 0)} | ${fmt(sink.p50)} | ${fmt(sink.p99)} | ${fmt(sink.bytesPerRecord, 0)} | ${fmt(sink.perSecond / base.perSecond, 2)}× |`,
+    `| FileAuditSink.append | ${f} | ${n * ROUNDS} | ${fmt(sink.perSecond, 0)} | ${fmt(sink.p50)} | ${fmt(sink.p99)} | ${fmt(sink.bytesPerRecord, 0)} | ${fmt(sink.perSecond / base.perSecond, 2)}× |`,
     `| fs.writeSync(JSON line) | ${f} | ${n * ROUNDS} | ${fmt(base.perSecond, 0)} | ${fmt(base.p50)} | ${fmt(base.p99)} | ${fmt(base.bytesPerRecord, 0)} | 1.00× |`,
   );
 }

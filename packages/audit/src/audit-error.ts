@@ -13,7 +13,8 @@
  * - `AUDIT_LOCK_TIMEOUT`: another writer held the file's lock too long.
  *   Nothing was written and the sink is not failed: the next append retries.
  * - `AUDIT_CLOSED`: `append` after `close`.
- * - `AUDIT_INVALID_EVENT`: the event sets a field the sink owns.
+ * - `AUDIT_INVALID_EVENT`: the event sets a field the sink owns, or is not
+ *   JSON (a cycle, a BigInt). Nothing was written and the sink is not failed.
  */
 export type AuditErrorCode =
   | 'AUDIT_UNWRITABLE'

@@ -15,7 +15,7 @@
  * fields back (`audit show`, `audit report`, the summary).
  *
  * Domain code (this directory) never imports the adapters: the sinks, the
- * append lock and the checked file destination are reachable only through
+ * append lock and the trail file are reachable only through
  * the `@termgate/audit/adapters` subpath. `.dependency-cruiser.cjs` enforces
  * all three rules.
  */

@@ -11,7 +11,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { generateSigningKeyPair, loadSigningKey } from '@termgate/audit';
-import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { CheckpointingAuditSink, FileAuditSink } from '@termgate/audit/adapters';
 import { records } from './support/audit-file.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -28,7 +28,7 @@ describe('checkpoint bytes, as docs/AUDIT.md describes them', () => {
     keyPath = join(dir.path, 'keys', 'audit-key');
     generateSigningKeyPair(keyPath);
     const file = join(dir.path, 'audit.jsonl');
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file), {
       privateKey: loadSigningKey(keyPath),
       everyRecords: 2,
     });

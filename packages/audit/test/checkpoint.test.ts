@@ -10,7 +10,7 @@ import {
   signCheckpoint,
   verifyAuditTrail,
 } from '@termgate/audit';
-import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { CheckpointingAuditSink, FileAuditSink } from '@termgate/audit/adapters';
 import { records } from './support/audit-file.js';
 import { rewriteFrom } from './support/forge.js';
 import { tempDir } from './support/temp-dir.js';
@@ -31,7 +31,7 @@ describe('signed checkpoints', () => {
 
   /** 12 records with a checkpoint after every 5, and one at close: checkpoints at seq 6, 12 and 15. */
   function signedTrail(): string[] {
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file), {
       privateKey: loadSigningKey(keyPath),
       everyRecords: 5,
     });
@@ -131,7 +131,7 @@ describe('signed checkpoints', () => {
   });
 
   test('a stop right after a records checkpoint still ends with a final checkpoint', () => {
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file), {
       privateKey: loadSigningKey(keyPath),
       everyRecords: 3,
     });
@@ -214,7 +214,7 @@ describe('signed checkpoints', () => {
   });
 
   test('a timed checkpoint is written when records were written since the last one', async () => {
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file), {
       privateKey: loadSigningKey(keyPath),
       everyMs: 20,
     });
@@ -237,7 +237,7 @@ describe('signed checkpoints', () => {
   });
 
   test('checkpoints and rotation together: a rotated, signed trail verifies as one', () => {
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file, { rotation: { maxBytes: 1_500 } }), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file, { rotation: { maxBytes: 1_500 } }), {
       privateKey: loadSigningKey(keyPath),
       everyRecords: 4,
     });

@@ -8,7 +8,7 @@ import {
   verifyAuditLines,
   verifyAuditTrail,
 } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { tempDir } from './support/temp-dir.js';
 
 /**
@@ -53,7 +53,7 @@ describe('verifyAuditTrail at file boundaries', () => {
 
   beforeEach(() => {
     dir = tempDir();
-    const sink = PinoAuditSink.open(join(dir.path, 'audit.jsonl'), { rotation: { maxBytes: 1_500 } });
+    const sink = FileAuditSink.open(join(dir.path, 'audit.jsonl'), { rotation: { maxBytes: 1_500 } });
     for (let n = 0; n < 30; n += 1) sink.append({ event: { action: 'terminal-create' }, termgate: { n } });
     sink.close();
     files = listTrailDirectory(dir.path);
@@ -173,7 +173,7 @@ describe('verifyAuditTrail: writers and checkpoints', () => {
 
   test('a server that started and did not stop is an open writer; without keys nothing is checked', () => {
     const file = join(dir.path, 'audit.jsonl');
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'server-start' }, process: { pid: 4242 } });
     sink.append({ event: { action: 'terminal-create' } });
     sink.close();
@@ -187,7 +187,7 @@ describe('verifyAuditTrail: writers and checkpoints', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const publicKeys = new Map([[keyId(publicKey), publicKey]]);
     const file = join(dir.path, 'audit.jsonl');
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'terminal-create' } });
     sink.append({ event: { action: 'terminal-create' } });
     sink.close();
@@ -219,7 +219,7 @@ describe('verifyAuditLines over strings', () => {
     const dir = tempDir();
     try {
       const file = join(dir.path, 'audit.jsonl');
-      const sink = PinoAuditSink.open(file);
+      const sink = FileAuditSink.open(file);
       sink.append({ event: { action: 'terminal-create' } });
       sink.close();
       expect(verifyAuditLines([...lines(file), 'x'])).toMatchObject({ ok: false, line: 2, seq: 2 });

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { listTrailDirectory, verifyAuditTrail } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { tempDir } from './support/temp-dir.js';
 
 /** A trail of `count` records rotated into several files; returns its files, oldest first. */
 function rotatedTrail(dirPath: string, count = 40): string[] {
-  const sink = PinoAuditSink.open(join(dirPath, 'audit.jsonl'), { rotation: { maxBytes: 1_500 } });
+  const sink = FileAuditSink.open(join(dirPath, 'audit.jsonl'), { rotation: { maxBytes: 1_500 } });
   for (let n = 0; n < count; n += 1) sink.append({ event: { action: 'terminal-create' }, termgate: { n } });
   sink.close();
   return listTrailDirectory(dirPath);

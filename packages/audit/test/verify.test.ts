@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyAuditFile, verifyAuditLines } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { recordHash } from '../src/chain.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -16,7 +16,7 @@ describe('verifyAuditFile', () => {
   beforeEach(() => {
     dir = tempDir();
     file = join(dir.path, 'audit.jsonl');
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     for (let i = 1; i <= 6; i += 1)
       sink.append({ event: { action: `test-${i}` }, termgate: { note: `record ${i}` } });
     sink.close();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditField, readAuditRecords, verifyAuditFile } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { PolicyGate, recordServerStart } from '@termgate/policy';
 import { ProcessTerminalHost, TermhostError } from '@termgate/termhost';
 import { CrossSpawnProcessSpawner } from '@termgate/termhost/adapters';
@@ -53,7 +53,7 @@ describe('PolicyGate in a ProcessTerminalHost', () => {
 
   test('an allowed command runs and its whole life is in a verifiable trail', async () => {
     const file = join(dir.path, 'audit.jsonl');
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     recordServerStart(sink, { policy: POLICY, version: '0.1.0' });
     const h = hostWith(new PolicyGate(judge(), sink, POLICY));
     const id = await h.create({ command: `touch ${marker}`, env: { TOKEN: 'value-never-logged' } });
@@ -83,7 +83,7 @@ describe('PolicyGate in a ProcessTerminalHost', () => {
   (process.platform === 'linux' ? test : test.skip)(
     'a full disk (/dev/full) refuses the create; nothing runs',
     async () => {
-      const gate = new PolicyGate(judge(), PinoAuditSink.open('/dev/full'), POLICY);
+      const gate = new PolicyGate(judge(), FileAuditSink.open('/dev/full'), POLICY);
       const error = await createRejection(hostWith(gate));
       expect(error.code).toBe('GATE_DENIED');
       expect(error.message).toMatch(/audit trail unavailable: .*ENOSPC.*nothing was run/);
@@ -94,7 +94,7 @@ describe('PolicyGate in a ProcessTerminalHost', () => {
   test('an audit directory removed after start refuses the create; nothing runs', async () => {
     const auditDir = join(dir.path, 'audit');
     mkdirSync(auditDir);
-    const sink = PinoAuditSink.open(join(auditDir, 'audit.jsonl'));
+    const sink = FileAuditSink.open(join(auditDir, 'audit.jsonl'));
     recordServerStart(sink, { policy: POLICY, version: '0.1.0' });
     rmSync(auditDir, { recursive: true });
     const error = await createRejection(hostWith(new PolicyGate(judge(), sink, POLICY)));
@@ -103,7 +103,7 @@ describe('PolicyGate in a ProcessTerminalHost', () => {
   });
 
   test('a closed sink refuses the create; nothing runs', async () => {
-    const sink = PinoAuditSink.open(join(dir.path, 'audit.jsonl'));
+    const sink = FileAuditSink.open(join(dir.path, 'audit.jsonl'));
     sink.close();
     const error = await createRejection(hostWith(new PolicyGate(judge(), sink, POLICY)));
     expect(error.message).toMatch(/audit trail unavailable: .*closed/);

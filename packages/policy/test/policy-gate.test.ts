@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditField, verifyAuditFile, verifyAuditLines } from '@termgate/audit';
-import { InMemoryAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink, InMemoryAuditSink } from '@termgate/audit/adapters';
 import {
   type CommandRequest,
   type PolicyDecision,
@@ -161,7 +161,7 @@ describe('PolicyGate: create', () => {
     const dir = tempDir();
     try {
       const file = join(dir.path, 'audit.jsonl');
-      const sink = PinoAuditSink.open(file);
+      const sink = FileAuditSink.open(file);
       const gate = new PolicyGate(judgeTable(), sink, POLICY);
       gate.decide(
         gateRequest('create', 'npm test', { env: { NPM_TOKEN: 'sekret-value-8c1f', HOME: '/home/agent' } }),

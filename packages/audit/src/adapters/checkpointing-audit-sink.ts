@@ -3,7 +3,7 @@ import { AuditError } from '../audit-error.js';
 import type { ChainHead } from '../chain.js';
 import { keyId, signCheckpoint } from '../checkpoint.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
-import type { PinoAuditSink } from './pino-audit-sink.js';
+import type { FileAuditSink } from './file-audit-sink.js';
 
 export interface CheckpointOptions {
   /** The Ed25519 private key (`signing-key.ts`). */
@@ -19,7 +19,7 @@ export interface CheckpointOptions {
 export type CheckpointReason = 'records' | 'interval' | 'stop';
 
 /**
- * Adds signed checkpoints (`checkpoint.ts`) to a `PinoAuditSink`:
+ * Adds signed checkpoints (`checkpoint.ts`) to a `FileAuditSink`:
  * after every `everyRecords` records, every `everyMs` when records were
  * written since the last checkpoint, and at `close` (after the stop record).
  * Each checkpoint is an `audit-checkpoint` record whose `checkpoint` member
@@ -41,7 +41,7 @@ export class CheckpointingAuditSink implements AuditSink {
   private closed = false;
 
   constructor(
-    private readonly inner: PinoAuditSink,
+    private readonly inner: FileAuditSink,
     private readonly options: CheckpointOptions,
   ) {
     this.everyRecords = options.everyRecords ?? 1000;

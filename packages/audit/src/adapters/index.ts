@@ -9,5 +9,5 @@ export {
   type CheckpointOptions,
   type CheckpointReason,
 } from './checkpointing-audit-sink.js';
+export { FileAuditSink, type FileAuditSinkOptions } from './file-audit-sink.js';
 export { InMemoryAuditSink, type InMemoryAuditSinkOptions } from './in-memory-audit-sink.js';
-export { PinoAuditSink, type PinoAuditSinkOptions } from './pino-audit-sink.js';

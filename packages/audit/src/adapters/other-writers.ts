@@ -10,14 +10,14 @@ import { filesSince, firstRecordTime, openActive, verifyRange } from './trail-se
  * Catching up with the other writers of a shared trail, under its lock:
  * what they appended to our file must chain from our last record, and a
  * rotation one of them made must continue our chain. Used by
- * `CheckedFileDestination.append` before each record.
+ * `TrailFile.append` before each record.
  *
  * Every function here throws `AuditError` when the trail cannot be
- * continued; the destination then stops (fail-stop), so nothing is written
+ * continued; the trail file then stops (fail-stop), so nothing is written
  * after a tail that was not verified.
  */
 
-/** The file a destination writes, as it last left it; the functions here update it when they move on. */
+/** The file a writer writes, as it last left it; the functions here update it when they move on. */
 export interface WriterFile {
   readonly path: string;
   fd: number;
@@ -44,7 +44,7 @@ function fail(code: AuditError['code'], message: string, cause?: unknown): Audit
 /**
  * Under the lock: checks the file is still ours and that everything from our
  * last known record to the end of the file chains from `knownHead`. Returns
- * the file's last record (the head to link to). Throws `AuditError` (the destination then stops)
+ * the file's last record (the head to link to). Throws `AuditError` (the trail file then stops)
  * otherwise.
  */
 export function catchUpWithOtherWriters(file: WriterFile, knownHead: ChainHead | null): ChainHead | null {

@@ -23,7 +23,7 @@ import { verifyAuditLines } from '../verify.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
 
 /**
- * File operations of a rotating trail, for `CheckedFileDestination`. All of
+ * File operations of a rotating trail, for `TrailFile`. All of
  * them run under the trail's lock (`AppendLock`), whose path does not change
  * when the active file is renamed.
  */

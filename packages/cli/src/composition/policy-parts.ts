@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadSigningKey } from '@termgate/audit';
-import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { CheckpointingAuditSink, FileAuditSink } from '@termgate/audit/adapters';
 import {
   assertBashCompatibleShell,
   DEFAULT_POLICY_PATH,
@@ -115,7 +115,7 @@ function openAuditSink(config: ServeConfig, notices: Notices): ChainedAuditSink 
   // Read the key before the trail opens: a bad key refuses the start, and nothing later reads the file.
   const keyPath = config.auditSigningKeyPath ?? null;
   const signingKey = keyPath === null ? null : loadSigningKey(keyPath);
-  const trail = PinoAuditSink.open(auditPathOf(config), {
+  const trail = FileAuditSink.open(auditPathOf(config), {
     mkdir: true,
     fsync: config.auditFsync,
     service: { name: 'termgate', version: TERMGATE_VERSION },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { listTrailDirectory, loadSigningKey } from '@termgate/audit';
-import { CheckpointingAuditSink, PinoAuditSink } from '@termgate/audit/adapters';
+import { CheckpointingAuditSink, FileAuditSink } from '@termgate/audit/adapters';
 import { type CommandJudge, PolicyGate, recordServerStart, recordServerStop } from '@termgate/policy';
 import type { GateRequest } from '@termgate/termhost';
 import { auditCommand, parseSince, printable } from '../../src/commands/audit.js';
@@ -51,7 +51,7 @@ describe('termgate audit', () => {
     dir = mkdtempSync(join(tmpdir(), 'termgate-cli-audit-'));
     file = join(dir, 'audit.jsonl');
     let clock = now - 2 * 3_600_000;
-    const sink = PinoAuditSink.open(file, { now: () => new Date(clock) });
+    const sink = FileAuditSink.open(file, { now: () => new Date(clock) });
     const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
     recordServerStart(sink, { policy, version: '0.1.0' });
     const gate = new PolicyGate(judge, sink, policy);
@@ -120,7 +120,7 @@ describe('termgate audit', () => {
 
       // Rewrite everything with a fresh, self-consistent chain of the same length.
       rmSync(file);
-      const forger = PinoAuditSink.open(file);
+      const forger = FileAuditSink.open(file);
       for (let i = 0; i < head.seq; i++) forger.append({ event: { action: 'forged' } });
       forger.close();
       expect((await run(['verify', file])).code).toBe(0);
@@ -190,7 +190,7 @@ describe('termgate audit', () => {
     });
 
     test('a long or hostile reason is clipped and escaped', async () => {
-      const sink = PinoAuditSink.open(file);
+      const sink = FileAuditSink.open(file);
       sink.append({
         event: { action: 'server-stop', reason: `stop\u001b[2J ${'x'.repeat(200)}` },
       });
@@ -321,7 +321,7 @@ describe('termgate audit over rotated and signed trails', () => {
       code: 0,
       out: expect.stringMatching(/public key .*signing-key\.pub \(key id [0-9a-f]{16}\)/),
     });
-    const sink = new CheckpointingAuditSink(PinoAuditSink.open(file, { rotation: { maxBytes: 3_000 } }), {
+    const sink = new CheckpointingAuditSink(FileAuditSink.open(file, { rotation: { maxBytes: 3_000 } }), {
       privateKey: loadSigningKey(key),
       everyRecords: 7,
     });
@@ -410,7 +410,7 @@ describe('termgate audit over rotated and signed trails', () => {
 
   test('a trail written before the final mark (its stop checkpoint not final) is open or cut, with a note to use --anchor', async () => {
     const legacy = join(dir, 'legacy.jsonl');
-    const inner = PinoAuditSink.open(legacy);
+    const inner = FileAuditSink.open(legacy);
     const sink = new CheckpointingAuditSink(inner, { privateKey: loadSigningKey(key) });
     const policy = { path: '/p.yaml', sha256: 'd'.repeat(64) };
     recordServerStart(sink, { policy, version: '0.1.0' });

@@ -195,9 +195,9 @@ describe('termgate audit report in headless chromium', () => {
   });
 
   test("a person's no is drawn apart from a rule's deny", async () => {
-    const { PinoAuditSink } = await import('@termgate/audit/adapters');
+    const { FileAuditSink } = await import('@termgate/audit/adapters');
     const asked = path.join(dir, 'asked.jsonl');
-    const sink = PinoAuditSink.open(asked);
+    const sink = FileAuditSink.open(asked);
     const create = (id: string, decision: string, rule: string) => ({
       event: { action: 'terminal-create', reason: `${rule} decided` },
       process: { command_line: `cmd-${id}` },
@@ -246,9 +246,9 @@ describe('termgate audit report in headless chromium', () => {
     writeGeneratedTrail(hostile, 1);
     const content = readFileSync(hostile, 'utf8');
     // Rewrite through the real writer: a command that tries to close the data script and run its own.
-    const { PinoAuditSink } = await import('@termgate/audit/adapters');
+    const { FileAuditSink } = await import('@termgate/audit/adapters');
     rmSync(hostile);
-    const sink = PinoAuditSink.open(hostile);
+    const sink = FileAuditSink.open(hostile);
     sink.append({
       event: { action: 'terminal-create' },
       process: {

@@ -1,4 +1,4 @@
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { type CommandJudge, PolicyGate, recordServerStart, recordServerStop } from '@termgate/policy';
 
 /**
@@ -14,7 +14,7 @@ export function writeGeneratedTrail(
   start = Date.parse('2026-11-30T09:00:00Z'),
 ): void {
   let clock = start;
-  const sink = PinoAuditSink.open(file, { now: () => new Date(clock) });
+  const sink = FileAuditSink.open(file, { now: () => new Date(clock) });
   const judge: CommandJudge = {
     judge: (request) => {
       const program = request.command.split(' ')[0]!;

@@ -1,14 +1,14 @@
-import pino, { type Logger } from 'pino';
 import { AuditError } from '../audit-error.js';
 import { AuditChain, type ChainHead } from '../chain.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
-import { assertEventFields, ECS_VERSION, type ServiceInfo, serviceFields } from '../record-fields.js';
+import { assertEventFields, type ServiceInfo } from '../record-fields.js';
+import { RecordLine } from '../record-line.js';
 import type { RotationPolicy } from '../rotation.js';
 import type { AppendLockOptions } from './append-lock.js';
-import { CheckedFileDestination } from './checked-file-destination.js';
+import { TrailFile } from './trail-file.js';
 import type { TakenName } from './trail-segments.js';
 
-export interface PinoAuditSinkOptions {
+export interface FileAuditSinkOptions {
   /** fsync after every record (default false: the record is in the page cache when `append` returns). */
   readonly fsync?: boolean;
   /** Create missing parent directories. */
@@ -24,48 +24,39 @@ export interface PinoAuditSinkOptions {
 }
 
 /**
- * The audit trail as a JSON Lines file, written through pino.
+ * The audit trail as a JSON Lines file, written with `fs.writeSync`.
  *
- * pino does the formatting: bindings (`ecs`, `service`), `log.level`,
- * `@timestamp` and the fast serializer. Its `streamWrite` hook seals each
- * line with the chain's `hash` (see `chain.ts`). The destination is a
- * `CheckedFileDestination`: a synchronous, checked `fs.writeSync` on our own
- * fd, whose errors pino lets through to `append`.
+ * Each `append`, under the file's lock (`TrailFile.append`): serializes the
+ * record (`record-line.ts`: the envelope, the chain's fields, the event),
+ * seals it with the chain's `hash` (`chain.ts`), writes it whole, and only
+ * then moves the chain on. No logger is involved: pino writes the server's
+ * logs, not its trail.
  *
  * Contract (the `AuditSink` port): `append` returns after the line is in the
  * file (fsynced with `fsync: true`) and throws `AuditError` otherwise; after
- * a failure every `append` throws (except `AUDIT_LOCK_TIMEOUT`, which wrote
- * nothing). Records are written in call order.
+ * a failure every `append` throws (except `AUDIT_LOCK_TIMEOUT` and
+ * `AUDIT_INVALID_EVENT`, which wrote nothing). Records are written in call
+ * order.
  *
  * Several sinks, in this or other processes, may share one file: each append
  * holds the file's lock, checks that what the others appended chains from
  * the last record this sink knows, and links its record to the file's last
- * record (see `CheckedFileDestination.append`).
+ * record (see `TrailFile.append`).
  */
-export class PinoAuditSink implements AuditSink {
-  private readonly logger: Logger;
+export class FileAuditSink implements AuditSink {
   private readonly chain: AuditChain;
-  private sealed: string | null = null;
+  private readonly line: RecordLine;
+  private readonly now: () => Date;
   private closed = false;
   private reportingTampering = false;
 
   private constructor(
-    private readonly destination: CheckedFileDestination,
-    options: PinoAuditSinkOptions,
+    private readonly file: TrailFile,
+    options: FileAuditSinkOptions,
   ) {
-    this.chain = destination.head === null ? AuditChain.start() : AuditChain.resume(destination.head);
-    const now = options.now ?? (() => new Date());
-    this.logger = pino(
-      {
-        level: 'info',
-        base: { ecs: { version: ECS_VERSION }, service: serviceFields(options.service) },
-        timestamp: () => `,"@timestamp":"${now().toISOString()}"`,
-        formatters: { level: (label) => ({ log: { level: label } }) },
-        messageKey: 'message',
-        hooks: { streamWrite: (line) => this.seal(line) },
-      },
-      destination,
-    );
+    this.chain = file.head === null ? AuditChain.start() : AuditChain.resume(file.head);
+    this.line = new RecordLine(options.service);
+    this.now = options.now ?? (() => new Date());
   }
 
   /**
@@ -73,19 +64,19 @@ export class PinoAuditSink implements AuditSink {
    * when it is empty). Throws `AuditError` `AUDIT_UNWRITABLE` or
    * `AUDIT_TAIL_CORRUPT`.
    */
-  static open(path: string, options: PinoAuditSinkOptions = {}): PinoAuditSink {
-    const destinationOptions = {
+  static open(path: string, options: FileAuditSinkOptions = {}): FileAuditSink {
+    const fileOptions = {
       fsync: options.fsync ?? false,
       mkdir: options.mkdir ?? false,
       ...(options.lock === undefined ? {} : { lock: options.lock }),
       ...(options.rotation === undefined ? {} : { rotation: options.rotation }),
       ...(options.now === undefined ? {} : { now: options.now }),
     };
-    return new PinoAuditSink(CheckedFileDestination.open(path, destinationOptions), options);
+    return new FileAuditSink(TrailFile.open(path, fileOptions), options);
   }
 
   get path(): string {
-    return this.destination.path;
+    return this.file.path;
   }
 
   /** The last record written (or found at open), or null. */
@@ -112,44 +103,41 @@ export class PinoAuditSink implements AuditSink {
     });
   }
 
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.file.close();
+  }
+
   private write(
     event: AuditEvent,
     sinkFields: (head: ChainHead | null) => Readonly<Record<string, unknown>>,
   ): void {
     if (this.closed) throw new AuditError('AUDIT_CLOSED', `audit sink for ${this.path} is closed`);
-    this.destination.append(this.chain.last, (head, segment) => {
+    const { hash } = this.file.append(this.chain.last, (head, segment) => {
       // Another writer appended since our last record: link to the file's last record.
       if (head !== null && head !== this.chain.last) this.chain.adopt(head);
       const fields = sinkFields(this.chain.last);
-      this.sealed = null;
       const prevFile = segment.prevFile === undefined ? {} : { prev_file: segment.prevFile };
-      this.logger.info({ ...this.chain.next(), ...prevFile, ...fields, ...event });
-      // Reached only when the destination wrote the whole line.
-      if (this.sealed === null) throw new AuditError('AUDIT_WRITE_FAILED', 'pino did not write the record');
-      this.chain.commit(this.sealed);
+      const unsealed = this.line.format(this.now(), {
+        ...this.chain.next(),
+        ...prevFile,
+        ...fields,
+        ...event,
+      });
+      return this.chain.seal(unsealed);
     });
+    this.chain.commit(hash);
     // Once per append: what the tampering record's own rotation finds waits for the next append.
     if (this.reportingTampering) return;
-    const planted = this.destination.takePlanted();
+    const planted = this.file.takePlanted();
     if (planted.length === 0) return;
     this.reportingTampering = true;
     try {
-      this.write(tamperingEvent(planted), () => ({}));
+      this.write(tamperingRecord(planted), () => ({}));
     } finally {
       this.reportingTampering = false;
     }
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.destination.close();
-  }
-
-  private seal(line: string): string {
-    const { line: sealed, hash } = this.chain.seal(line.slice(0, -1));
-    this.sealed = hash;
-    return `${sealed}\n`;
   }
 }
 
@@ -158,7 +146,7 @@ export class PinoAuditSink implements AuditSink {
  * taken by something that is not a regular file (a planted link, a
  * directory, …) and moved on to a free name.
  */
-function tamperingEvent(planted: readonly TakenName[]): AuditEvent {
+function tamperingRecord(planted: readonly TakenName[]): AuditEvent {
   const shown = planted.slice(0, 10).map((entry) => `${entry.name} (${entry.kind})`);
   const more = planted.length > shown.length ? ` and ${planted.length - shown.length} more` : '';
   return {

@@ -1,20 +1,11 @@
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, parse as parsePath } from 'node:path';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { AuditError, describeCause } from '../audit-error.js';
 import type { ChainHead } from '../chain.js';
 import { assertRotationPolicy, isRotationDue, type RotationPolicy } from '../rotation.js';
 import { readChainTail } from '../tail.js';
 import { AppendLock, type AppendLockOptions } from './append-lock.js';
+import { assertUsablePath, fsyncDirectory, makeParentDirectories } from './audit-path.js';
 import { catchUpWithOtherWriters, type WriterFile } from './other-writers.js';
 import {
   continuedFile,
@@ -25,7 +16,7 @@ import {
   type TakenName,
 } from './trail-segments.js';
 
-export interface CheckedFileDestinationOptions {
+export interface TrailFileOptions {
   /** fsync the file after every record (and its directory when the file is created). */
   readonly fsync?: boolean;
   /** Create the parent directories (mode 0700) when missing. */
@@ -38,25 +29,28 @@ export interface CheckedFileDestinationOptions {
   readonly now?: () => Date;
 }
 
-/** What `writeRecord` must add to the record it writes. */
+/** Where the record `append` is about to write goes. */
 export interface SegmentInfo {
   /** Set on the first record of a file that continues a rotated one: that file's name. */
   readonly prevFile?: string;
 }
 
+/** What `append`'s `buildRecord` returns: the sealed line to write, without its newline. */
+export interface BuiltRecord {
+  readonly line: string;
+}
+
 /**
- * A pino destination that writes each line with `fs.writeSync` on its own fd
- * and reports failure by throwing, synchronously, from `write`.
- *
- * Why not `pino.destination({sync: true})` (SonicBoom): in sync mode SonicBoom
- * reports a failed write by emitting `'error'` and keeps the failed bytes
- * queued, so they are written later, in front of the next record (checked on
- * pino 10.4 / sonic-boom 4.2 with /dev/full). An audit record the gate was
- * told had failed must never appear later, and a failure must be seen before
- * the command is spawned.
+ * The file of an audit trail, appended to one record at a time with
+ * `fs.writeSync` on our own fd, checked: a failed write throws before
+ * `append` returns, and its bytes are cut back off. (Not SonicBoom, pino's
+ * destination: in sync mode it reports a failed write by emitting `'error'`
+ * and keeps the bytes queued, to write them later in front of the next
+ * record, checked on pino 10.4 / sonic-boom 4.2 with /dev/full. An audit
+ * record the gate was told had failed must never appear later.)
  *
  * Several writers (processes or sinks) may append to one file. Each record is
- * written by `append(knownHead, writeRecord)`:
+ * written by `append(knownHead, buildRecord)`:
  * - It takes the file's cross-process lock (`AppendLock`, `<path>.lock`) for
  *   the duration of this one record.
  * - Under the lock (`other-writers.ts`) it checks that the path still names the opened file and is
@@ -67,24 +61,25 @@ export interface SegmentInfo {
  *   otherwise). It never writes after a tail it could not verify. (Unchanged
  *   size and mtime skip the re-read: the common, single-writer case costs one
  *   stat.)
- * - It calls `writeRecord(head)` with the head the new record must link to
- *   (the last record of the file), and `writeRecord` calls `write(line)`.
+ * - It rotates the file first when rotation is due.
+ * - It calls `buildRecord(head, segment)` with the head the new record must
+ *   link to (the last record of the file) and writes the line it returns.
  *
- * Contract of `write(line)` (only inside `append` for a regular file):
- * - Returns only after every byte of `line` was written (and fsynced when
- *   asked). Otherwise throws `AuditError` and, best effort, truncates the file
- *   back so that no partial line stays.
- * - After the first failure every `write` and `append` throws (fail-stop,
- *   like auditd's `disk_error_action = halt`): restart the server to resume
- *   auditing. `AUDIT_LOCK_TIMEOUT` is the exception: nothing was read or
- *   written, and the next `append` tries again.
+ * Contract of `append`:
+ * - Returns only after every byte of the line and its newline was written
+ *   (and fsynced when asked). Otherwise throws `AuditError` and, best effort,
+ *   truncates the file back so that no partial line stays.
+ * - After the first failure every `append` throws (fail-stop, like auditd's
+ *   `disk_error_action = halt`): restart the server to resume auditing.
+ *   `AUDIT_LOCK_TIMEOUT` is the exception: nothing was read or written, and
+ *   the next `append` tries again. So is an error `buildRecord` throws:
+ *   nothing was written.
  * - Non-regular files (`/dev/full`, a FIFO, a tty) are written without lock,
  *   path and chain checks and are never read back.
  */
-export class CheckedFileDestination {
+export class TrailFile {
   private failure: AuditError | null = null;
   private closed = false;
-  private inAppend = false;
   private rotation: RotationPolicy | null = null;
   private now: () => Date = () => new Date();
   /** Names rotation skipped because something planted was there, not yet reported. */
@@ -116,7 +111,7 @@ export class CheckedFileDestination {
    * `rotation.ts`) continues the newest one's chain, so a trail stays
    * one chain across a restart after a rotation.
    */
-  static open(path: string, options: CheckedFileDestinationOptions = {}): CheckedFileDestination {
+  static open(path: string, options: TrailFileOptions = {}): TrailFile {
     const fsync = options.fsync ?? false;
     if (options.rotation !== undefined) assertRotationPolicy(options.rotation);
     let fd: number;
@@ -134,8 +129,7 @@ export class CheckedFileDestination {
     }
     try {
       const first = fstatSync(fd, { bigint: true });
-      if (!first.isFile())
-        return new CheckedFileDestination(writerFile(path, fd, null, 0n, 0n), fsync, null, null);
+      if (!first.isFile()) return new TrailFile(writerFile(path, fd, null, 0n, 0n), fsync, null, null);
       // Read the tail under the lock, so that a record being written by another writer is not taken for a truncated one.
       const lock = new AppendLock(path, options.lock);
       lock.acquire();
@@ -149,15 +143,10 @@ export class CheckedFileDestination {
         file.pendingPrevFile = previous?.name ?? null;
         file.headInFile = previous === null;
         file.startedAt = firstRecordTime(fd);
-        const destination = new CheckedFileDestination(
-          file,
-          fsync,
-          tail?.head ?? previous?.head ?? null,
-          lock,
-        );
-        destination.rotation = options.rotation ?? null;
-        if (options.now !== undefined) destination.now = options.now;
-        return destination;
+        const trail = new TrailFile(file, fsync, tail?.head ?? previous?.head ?? null, lock);
+        trail.rotation = options.rotation ?? null;
+        if (options.now !== undefined) trail.now = options.now;
+        return trail;
       } finally {
         lock.release();
       }
@@ -170,12 +159,55 @@ export class CheckedFileDestination {
     }
   }
 
-  write(line: string): void {
+  /**
+   * Appends one record under the file's lock. `knownHead` is the last record
+   * the caller's chain knows (null before the first one); `buildRecord` gets
+   * the head the record must link to, which is `knownHead` unless other
+   * writers appended since, and returns the sealed line. When the file is
+   * due for rotation, it is rotated first, and the record is the first of
+   * the new file: `buildRecord` then gets `prevFile`. Returns what
+   * `buildRecord` returned, once the line is written.
+   */
+  append<Built extends BuiltRecord>(
+    knownHead: ChainHead | null,
+    buildRecord: (head: ChainHead | null, segment: SegmentInfo) => Built,
+  ): Built {
     this.assertUsable();
-    if (this.file.identity !== null && !this.inAppend) {
-      throw new AuditError('AUDIT_WRITE_FAILED', `audit file ${this.path}: write outside append`);
+    if (this.lock === null) {
+      const built = buildRecord(knownHead, {});
+      this.writeLine(built.line);
+      return built;
     }
-    const bytes = Buffer.from(line, 'utf8');
+    this.acquireLock(this.lock);
+    try {
+      const head = this.catchUp(knownHead);
+      if (
+        this.rotation !== null &&
+        isRotationDue(this.rotation, Number(this.file.size), this.file.startedAt, this.now().getTime())
+      ) {
+        this.rotate();
+      }
+      const built = buildRecord(
+        head,
+        this.file.pendingPrevFile === null ? {} : { prevFile: this.file.pendingPrevFile },
+      );
+      this.writeLine(built.line);
+      return built;
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /** Closes the fd. Idempotent; `append` afterwards throws `AUDIT_CLOSED`. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.file.fd);
+  }
+
+  /** Writes `line` and its newline, whole (fsynced when asked), or cuts it back off and fails the trail. */
+  private writeLine(line: string): void {
+    const bytes = Buffer.from(`${line}\n`, 'utf8');
     let written = 0;
     try {
       while (written < bytes.length) {
@@ -203,47 +235,6 @@ export class CheckedFileDestination {
     this.file.headOffset = this.file.size;
     this.file.size += BigInt(bytes.length);
     if (this.file.identity !== null) this.file.mtimeNs = fstatSync(this.file.fd, { bigint: true }).mtimeNs;
-  }
-
-  /**
-   * Appends one record under the file's lock. `knownHead` is the last record
-   * the caller's chain knows (null before the first one); `writeRecord` gets
-   * the head the record must link to, which is `knownHead` unless other
-   * writers appended since, and must call `write` exactly once. When the file
-   * is due for rotation, it is rotated first, and the record is the first of
-   * the new file: `writeRecord` then gets `prevFile`.
-   */
-  append(
-    knownHead: ChainHead | null,
-    writeRecord: (head: ChainHead | null, segment: SegmentInfo) => void,
-  ): void {
-    this.assertUsable();
-    if (this.lock === null) {
-      writeRecord(knownHead, {});
-      return;
-    }
-    this.acquireLock(this.lock);
-    try {
-      const head = this.catchUp(knownHead);
-      if (
-        this.rotation !== null &&
-        isRotationDue(this.rotation, Number(this.file.size), this.file.startedAt, this.now().getTime())
-      ) {
-        this.rotate();
-      }
-      this.inAppend = true;
-      writeRecord(head, this.file.pendingPrevFile === null ? {} : { prevFile: this.file.pendingPrevFile });
-    } finally {
-      this.inAppend = false;
-      this.lock.release();
-    }
-  }
-
-  /** Closes the fd. Idempotent; `write` afterwards throws `AUDIT_CLOSED`. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    closeSync(this.file.fd);
   }
 
   /** Takes the lock. A timeout leaves the sink usable; any other failure fails it. */
@@ -337,19 +328,6 @@ export class CheckedFileDestination {
   }
 }
 
-/** Makes a new file's directory entry durable. Best effort: some filesystems refuse fsync on directories. */
-function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Not fatal: the file's own data is fsynced per record.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 function writerFile(
   path: string,
   fd: number,
@@ -368,56 +346,4 @@ function writerFile(
     pendingPrevFile: null,
     startedAt: null,
   };
-}
-
-/**
- * Refuses, before anything is created, an audit path that names a
- * directory or a symlink whose target does not exist (opening that would
- * create a file somewhere the path does not show).
- */
-function assertUsablePath(path: string): void {
-  let link: ReturnType<typeof lstatSync> | undefined;
-  try {
-    link = lstatSync(path);
-  } catch {
-    return; // Missing (created by open) or unreachable (open names the cause).
-  }
-  if (link.isDirectory()) throw new Error(`${path} is a directory; --audit names a file`);
-  if (!link.isSymbolicLink()) return;
-  try {
-    if (statSync(path).isDirectory()) throw new Error(`${path} leads to a directory; --audit names a file`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(`${path} is a symlink to a file that does not exist (a dangling symlink)`);
-    }
-    throw error;
-  }
-}
-
-/**
- * Creates `dir` and its missing parents (mode 0700), one `mkdir` each, from
- * the deepest existing ancestor down; throws the first failure. Unlike
- * `mkdirSync(dir, { recursive: true })` on Node 20, this ends on every file
- * system: under /proc a `mkdir` answers ENOENT for a parent that exists,
- * which sends Node's recursive walk round forever on the event loop.
- */
-function makeParentDirectories(dir: string): void {
-  const missing: string[] = [];
-  const { root } = parsePath(dir);
-  for (let at = dir; at !== root; at = dirname(at)) {
-    try {
-      lstatSync(at);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      missing.push(at);
-    }
-  }
-  for (const at of missing.reverse()) {
-    try {
-      mkdirSync(at, { mode: 0o700 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
 }

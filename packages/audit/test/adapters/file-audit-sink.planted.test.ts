@@ -7,11 +7,11 @@
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { auditField, listTrailDirectory, verifyAuditTrail } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { records } from '../support/audit-file.js';
 import { tempDir } from '../support/temp-dir.js';
 
-describe('PinoAuditSink rotation with planted names', () => {
+describe('FileAuditSink rotation with planted names', () => {
   let dir: ReturnType<typeof tempDir>;
   let file: string;
 
@@ -23,7 +23,7 @@ describe('PinoAuditSink rotation with planted names', () => {
 
   test('a dangling link, a link elsewhere and a directory at the next names: skipped, reported, never followed', () => {
     let now = Date.parse('2026-12-01T10:00:00.000Z');
-    const sink = PinoAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
+    const sink = FileAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
     sink.append({ event: { action: 'a' } });
     // The names the next rotation (at 10:01:00.000) would take.
     const victim = join(dir.path, 'elsewhere.txt');
@@ -56,7 +56,7 @@ describe('PinoAuditSink rotation with planted names', () => {
 
   test('a regular file at the next name (another rotation in the same millisecond) is skipped without a report', () => {
     let now = Date.parse('2026-12-01T10:00:00.000Z');
-    const sink = PinoAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
+    const sink = FileAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
     sink.append({ event: { action: 'a' } });
     fs.writeFileSync(join(dir.path, 'audit.20261201T100100000Z.jsonl'), '', { mode: 0o600 });
     now += 60_000;
@@ -68,7 +68,7 @@ describe('PinoAuditSink rotation with planted names', () => {
 
   test('rotating at every record with planted names ahead: one tampering record per append, no recursion', () => {
     const now = Date.parse('2026-12-01T10:00:00.000Z');
-    const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 1 }, now: () => new Date(now) });
+    const sink = FileAuditSink.open(file, { rotation: { maxBytes: 1 }, now: () => new Date(now) });
     sink.append({ event: { action: 'a' } });
     for (let n = 1; n <= 20; n += 1) {
       const name = `audit.20261201T100000000Z${n === 1 ? '' : `-${n}`}.jsonl`;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { verifyAuditFile } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { codeOf, records } from '../support/audit-file.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -34,7 +34,7 @@ function lockFile(owner: { pid: number; host?: string }): string {
   return `${JSON.stringify({ pid: owner.pid, host: owner.host ?? hostname(), token: 'feed' })}\n`;
 }
 
-describe('PinoAuditSink with several writers on one file', () => {
+describe('FileAuditSink with several writers on one file', () => {
   let dir: ReturnType<typeof tempDir>;
   let file: string;
 
@@ -45,8 +45,8 @@ describe('PinoAuditSink with several writers on one file', () => {
   afterEach(() => dir.cleanup());
 
   test('two sinks opened on an empty file: the second links to the first one’s anchor', () => {
-    const a = PinoAuditSink.open(file);
-    const b = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
+    const b = FileAuditSink.open(file);
     a.append({ event: { action: 'server-start' }, termgate: { writer: 'a' } });
     b.append({ event: { action: 'server-start' }, termgate: { writer: 'b' } });
     const all = records(file);
@@ -61,9 +61,9 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('two sinks interleaving appends keep one intact chain with both writers’ records', () => {
-    const a = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
     a.append({ event: { action: 'server-start' }, termgate: { writer: 'a' } });
-    const b = PinoAuditSink.open(file);
+    const b = FileAuditSink.open(file);
     b.append({ event: { action: 'server-start' }, termgate: { writer: 'b' } });
     const order = ['a', 'a', 'b', 'a', 'b', 'b', 'b', 'a'];
     for (const [n, writer] of order.entries()) {
@@ -102,8 +102,8 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a record edited in place by someone else between our appends: the append throws, nothing is written', () => {
-    const a = PinoAuditSink.open(file);
-    const b = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
+    const b = FileAuditSink.open(file);
     a.append({ event: { action: 'a' } });
     b.append({ event: { action: 'b' } });
     // Same length, so the size does not change; the edit moves the mtime (set
@@ -123,11 +123,11 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a forged record appended after ours (hash recomputed, wrong link): the append throws', () => {
-    const a = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
     a.append({ event: { action: 'a' } });
     // Another chain's valid record: it seals, but does not link to ours.
     const other = join(dir.path, 'other.jsonl');
-    const forger = PinoAuditSink.open(other);
+    const forger = FileAuditSink.open(other);
     forger.append({ event: { action: 'x' } });
     forger.append({ event: { action: 'forged' } });
     forger.close();
@@ -139,7 +139,7 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a file truncated below what we wrote fails the append', () => {
-    const a = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
     a.append({ event: { action: 'a' } });
     a.append({ event: { action: 'b' } });
     const first = fs.readFileSync(file, 'utf8').split('\n')[0];
@@ -152,7 +152,7 @@ describe('PinoAuditSink with several writers on one file', () => {
   test('a lock file left by a dead process is taken over', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     expect(dead).toBeGreaterThan(0);
-    const sink = PinoAuditSink.open(file, { lock: { waitMs: 2_000 } });
+    const sink = FileAuditSink.open(file, { lock: { waitMs: 2_000 } });
     fs.writeFileSync(`${file}.lock`, lockFile({ pid: dead }));
     // Waiting out the lock would throw AUDIT_LOCK_TIMEOUT after 2 s (it is not older than staleMs, 10 s):
     // the append succeeds only because the dead pid's lock is taken over.
@@ -163,7 +163,7 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a lock file older than staleMs is taken over even if its pid is alive', () => {
-    const sink = PinoAuditSink.open(file, { lock: { waitMs: 2_000, staleMs: 1_000 } });
+    const sink = FileAuditSink.open(file, { lock: { waitMs: 2_000, staleMs: 1_000 } });
     fs.writeFileSync(`${file}.lock`, lockFile({ pid: process.ppid }));
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${file}.lock`, old, old);
@@ -173,7 +173,7 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a lock held by a live process times out without writing, and the sink stays usable', () => {
-    const sink = PinoAuditSink.open(file, { lock: { waitMs: 100 } });
+    const sink = FileAuditSink.open(file, { lock: { waitMs: 100 } });
     sink.append({ event: { action: 'a' } });
     const before = fs.readFileSync(file);
     fs.writeFileSync(`${file}.lock`, lockFile({ pid: process.ppid }));
@@ -190,7 +190,7 @@ describe('PinoAuditSink with several writers on one file', () => {
   });
 
   test('a record half-written by a crashed writer is not written over', () => {
-    const a = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file);
     a.append({ event: { action: 'a' } });
     fs.appendFileSync(file, '{"seq":2,"prev_hash":"');
     const before = fs.readFileSync(file);

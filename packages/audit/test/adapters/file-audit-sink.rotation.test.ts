@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { listTrailDirectory, verifyAuditFile, verifyAuditTrail } from '@termgate/audit';
-import { PinoAuditSink } from '@termgate/audit/adapters';
+import { FileAuditSink } from '@termgate/audit/adapters';
 import { codeOf, records } from '../support/audit-file.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -14,7 +14,7 @@ function allRecords(files: readonly string[]): Record<string, unknown>[] {
   return files.flatMap((file) => records(file));
 }
 
-describe('PinoAuditSink rotation while running', () => {
+describe('FileAuditSink rotation while running', () => {
   let dir: ReturnType<typeof tempDir>;
   let file: string;
 
@@ -25,7 +25,7 @@ describe('PinoAuditSink rotation while running', () => {
   afterEach(() => dir.cleanup());
 
   test('by size: new segments, each continuing the chain of the previous one; the path links to the current one', () => {
-    const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 2_000 } });
+    const sink = FileAuditSink.open(file, { rotation: { maxBytes: 2_000 } });
     for (let n = 0; n < 40; n += 1) sink.append({ event: { action: 'terminal-create' }, termgate: { n } });
     sink.close();
     const files = listTrailDirectory(dir.path);
@@ -63,7 +63,7 @@ describe('PinoAuditSink rotation while running', () => {
 
   test('by age: the file is rotated at the first record after it is older than maxAgeMs', () => {
     let now = Date.parse('2026-12-01T10:00:00.000Z');
-    const sink = PinoAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
+    const sink = FileAuditSink.open(file, { rotation: { maxAgeMs: 60_000 }, now: () => new Date(now) });
     sink.append({ event: { action: 'a' } });
     now += 59_999;
     sink.append({ event: { action: 'b' } });
@@ -83,7 +83,7 @@ describe('PinoAuditSink rotation while running', () => {
   });
 
   test('segments are never renamed: each keeps its name and inode while the trail grows', () => {
-    const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 800 } });
+    const sink = FileAuditSink.open(file, { rotation: { maxBytes: 800 } });
     const seen = new Map<string, number>();
     for (let n = 0; n < 30; n += 1) {
       sink.append({ event: { action: 'x' }, termgate: { n } });
@@ -99,17 +99,17 @@ describe('PinoAuditSink rotation while running', () => {
   });
 
   test('a restart continues the chain, also when the link to the current segment was lost', () => {
-    const first = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
+    const first = FileAuditSink.open(file, { rotation: { maxBytes: 500 } });
     for (let n = 0; n < 6; n += 1) first.append({ event: { action: 'x' }, termgate: { n } });
     first.close();
-    const again = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
+    const again = FileAuditSink.open(file, { rotation: { maxBytes: 500 } });
     again.append({ event: { action: 'after-restart' } });
     again.close();
     expect(verifyAuditTrail(listTrailDirectory(dir.path))).toMatchObject({ ok: true, records: 7 });
     // The crash case: the link is gone (a rotation died between its steps).
     const last = fs.realpathSync(file);
     fs.unlinkSync(file);
-    const third = PinoAuditSink.open(file, { rotation: { maxBytes: 500 } });
+    const third = FileAuditSink.open(file, { rotation: { maxBytes: 500 } });
     third.append({ event: { action: 'after-crash' } });
     third.close();
     expect(records(file)[0]).toMatchObject({ seq: 8, prev_file: basename(last) });
@@ -117,10 +117,10 @@ describe('PinoAuditSink rotation while running', () => {
   });
 
   test('a trail started without rotation: its file is renamed to a segment once, at the first rotation', () => {
-    const plain = PinoAuditSink.open(file);
+    const plain = FileAuditSink.open(file);
     plain.append({ event: { action: 'before' } });
     plain.close();
-    const rotating = PinoAuditSink.open(file, { rotation: { maxBytes: 100 } });
+    const rotating = FileAuditSink.open(file, { rotation: { maxBytes: 100 } });
     rotating.append({ event: { action: 'after' } });
     rotating.close();
     const files = listTrailDirectory(dir.path);
@@ -131,8 +131,8 @@ describe('PinoAuditSink rotation while running', () => {
   });
 
   test('two sinks on one trail: when one rotates, the other follows into the new file', () => {
-    const a = PinoAuditSink.open(file, { rotation: { maxBytes: 600 } });
-    const b = PinoAuditSink.open(file);
+    const a = FileAuditSink.open(file, { rotation: { maxBytes: 600 } });
+    const b = FileAuditSink.open(file);
     for (let n = 0; n < 30; n += 1) {
       (n % 3 === 0 ? b : a).append({
         event: { action: 'x' },
@@ -183,7 +183,7 @@ describe('PinoAuditSink rotation while running', () => {
   });
 
   test('a rename by someone else (not a rotation) still fails the append', () => {
-    const sink = PinoAuditSink.open(file, { rotation: { maxBytes: 10_000 } });
+    const sink = FileAuditSink.open(file, { rotation: { maxBytes: 10_000 } });
     sink.append({ event: { action: 'a' } });
     fs.renameSync(file, `${file}.1`);
     fs.writeFileSync(file, '', { mode: 0o600 });

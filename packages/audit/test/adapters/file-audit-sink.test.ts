@@ -20,12 +20,12 @@ jest.unstable_mockModule('node:fs', () => ({
   fsyncSync: (fd: number) => fs.fsyncSync(fd),
 }));
 const { verifyAuditFile } = await import('@termgate/audit');
-const { PinoAuditSink } = await import('@termgate/audit/adapters');
+const { FileAuditSink } = await import('@termgate/audit/adapters');
 
 const isRoot = process.getuid?.() === 0;
 const onLinux = process.platform === 'linux';
 
-describe('PinoAuditSink', () => {
+describe('FileAuditSink', () => {
   let dir: ReturnType<typeof tempDir>;
   let file: string;
 
@@ -39,7 +39,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('writes nested ECS records; the first one anchors the chain to a nonce', () => {
-    const sink = PinoAuditSink.open(file, {
+    const sink = FileAuditSink.open(file, {
       service: { version: '1.2.3' },
       now: () => new Date('2026-11-30T12:00:00.000Z'),
     });
@@ -63,13 +63,13 @@ describe('PinoAuditSink', () => {
   });
 
   test('reopening a file continues its chain', () => {
-    const first = PinoAuditSink.open(file);
+    const first = FileAuditSink.open(file);
     first.append({ event: { action: 'a' } });
     first.append({ event: { action: 'b' } });
     const head = first.head;
     first.close();
 
-    const second = PinoAuditSink.open(file);
+    const second = FileAuditSink.open(file);
     expect(second.head).toEqual(head);
     second.append({ event: { action: 'c' } });
     second.close();
@@ -86,23 +86,23 @@ describe('PinoAuditSink', () => {
     ['an edited last record', (text: string) => text.replace('"action":"b"', '"action":"B"')],
     ['a last line that is not JSON', (text: string) => `${text}garbage\n`],
   ])('refuses to continue %s and leaves the file alone', (_name, damage) => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     sink.append({ event: { action: 'b' } });
     sink.close();
     fs.writeFileSync(file, damage(fs.readFileSync(file, 'utf8')));
     const before = fs.readFileSync(file);
-    expect(codeOf(() => PinoAuditSink.open(file))).toBe('AUDIT_TAIL_CORRUPT');
+    expect(codeOf(() => FileAuditSink.open(file))).toBe('AUDIT_TAIL_CORRUPT');
     expect(fs.readFileSync(file)).toEqual(before);
   });
 
   test('a path under a regular file is AUDIT_UNWRITABLE', () => {
     fs.writeFileSync(join(dir.path, 'plain'), '');
-    expect(codeOf(() => PinoAuditSink.open(join(dir.path, 'plain', 'audit.jsonl')))).toBe('AUDIT_UNWRITABLE');
+    expect(codeOf(() => FileAuditSink.open(join(dir.path, 'plain', 'audit.jsonl')))).toBe('AUDIT_UNWRITABLE');
   });
 
   test('a directory in place of the file is AUDIT_UNWRITABLE', () => {
-    expect(codeOf(() => PinoAuditSink.open(dir.path))).toBe('AUDIT_UNWRITABLE');
+    expect(codeOf(() => FileAuditSink.open(dir.path))).toBe('AUDIT_UNWRITABLE');
   });
 
   test('a read-only directory is AUDIT_UNWRITABLE', () => {
@@ -112,8 +112,8 @@ describe('PinoAuditSink', () => {
       // the built adapter: the checkout must be readable by other users, as
       // the unprivileged sandbox suite also requires.
       const adapters = join(import.meta.dirname, '..', '..', 'dist', 'adapters', 'index.js');
-      const script = `import { PinoAuditSink } from ${JSON.stringify(adapters)};
-        try { PinoAuditSink.open(process.env.AUDIT_FILE).close(); console.log('opened'); }
+      const script = `import { FileAuditSink } from ${JSON.stringify(adapters)};
+        try { FileAuditSink.open(process.env.AUDIT_FILE).close(); console.log('opened'); }
         catch (error) { console.log(error.code ?? String(error)); }`;
       const openAsNobody = (): string => {
         const child = spawnSync(
@@ -136,7 +136,7 @@ describe('PinoAuditSink', () => {
     }
     fs.chmodSync(dir.path, 0o500);
     try {
-      expect(codeOf(() => PinoAuditSink.open(file))).toBe('AUDIT_UNWRITABLE');
+      expect(codeOf(() => FileAuditSink.open(file))).toBe('AUDIT_UNWRITABLE');
     } finally {
       fs.chmodSync(dir.path, 0o700);
     }
@@ -144,15 +144,15 @@ describe('PinoAuditSink', () => {
 
   test('a missing directory is created only with mkdir', () => {
     const nested = join(dir.path, 'a', 'b', 'audit.jsonl');
-    expect(codeOf(() => PinoAuditSink.open(nested))).toBe('AUDIT_UNWRITABLE');
-    PinoAuditSink.open(nested, { mkdir: true }).close();
+    expect(codeOf(() => FileAuditSink.open(nested))).toBe('AUDIT_UNWRITABLE');
+    FileAuditSink.open(nested, { mkdir: true }).close();
     expect(fs.existsSync(nested)).toBe(true);
   });
 
   (onLinux ? test : test.skip)(
     'a full device (/dev/full) fails the append with ENOSPC, and every later one',
     () => {
-      const sink = PinoAuditSink.open('/dev/full');
+      const sink = FileAuditSink.open('/dev/full');
       expect(() => sink.append({ event: { action: 'a' } })).toThrow(/ENOSPC/);
       expect(codeOf(() => sink.append({ event: { action: 'b' } }))).toBe('AUDIT_WRITE_FAILED');
       sink.close();
@@ -160,7 +160,7 @@ describe('PinoAuditSink', () => {
   );
 
   test('a directory removed after start fails the append', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     fs.rmSync(dir.path, { recursive: true, force: true });
     expect(() => sink.append({ event: { action: 'b' } })).toThrow(/is gone/);
@@ -169,7 +169,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('a file renamed and replaced after start fails the append', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     fs.renameSync(file, `${file}.1`);
     fs.writeFileSync(file, '');
@@ -179,7 +179,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('bytes appended by another writer that do not chain fail the append, and every later one', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     fs.appendFileSync(file, '{"forged":true}\n');
     const before = fs.readFileSync(file);
@@ -190,9 +190,9 @@ describe('PinoAuditSink', () => {
   });
 
   test('records appended by another sink on the same file are continued, not refused', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
-    const other = PinoAuditSink.open(file);
+    const other = FileAuditSink.open(file);
     other.append({ event: { action: 'b' } });
     other.close();
     sink.append({ event: { action: 'c' } });
@@ -202,7 +202,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('a write that fails half-way is cut back, so the file still verifies', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.append({ event: { action: 'a' } });
     const realWrite = fs.writeSync;
     jest
@@ -219,7 +219,7 @@ describe('PinoAuditSink', () => {
 
   test('fsync: true fsyncs every record before append returns', () => {
     const fsync = jest.spyOn(fs, 'fsyncSync');
-    const sink = PinoAuditSink.open(file, { fsync: true });
+    const sink = FileAuditSink.open(file, { fsync: true });
     const before = fsync.mock.calls.length;
     sink.append({ event: { action: 'a' } });
     sink.append({ event: { action: 'b' } });
@@ -228,7 +228,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('an fsync failure fails the append and leaves no record behind', () => {
-    const sink = PinoAuditSink.open(file, { fsync: true });
+    const sink = FileAuditSink.open(file, { fsync: true });
     jest.spyOn(fs, 'fsyncSync').mockImplementationOnce(() => {
       throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
     });
@@ -238,7 +238,7 @@ describe('PinoAuditSink', () => {
   });
 
   test('an event may not set fields the sink owns', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     expect(codeOf(() => sink.append({ seq: 99 }))).toBe('AUDIT_INVALID_EVENT');
     expect(codeOf(() => sink.append({ hash: 'x' }))).toBe('AUDIT_INVALID_EVENT');
     sink.append({ event: { action: 'a' } });
@@ -246,8 +246,20 @@ describe('PinoAuditSink', () => {
     sink.close();
   });
 
+  test('an event JSON cannot write is refused before anything is written; the sink stays usable', () => {
+    const sink = FileAuditSink.open(file);
+    sink.append({ event: { action: 'a' } });
+    const before = fs.readFileSync(file);
+    expect(codeOf(() => sink.append({ event: { action: 'b', count: 1n } }))).toBe('AUDIT_INVALID_EVENT');
+    expect(fs.readFileSync(file)).toEqual(before);
+    sink.append({ event: { action: 'c' } });
+    sink.close();
+    expect(records(file).map((r) => r.seq)).toEqual([1, 2]);
+    expect(verifyAuditFile(file)).toMatchObject({ ok: true, records: 2 });
+  });
+
   test('close is idempotent and append after close throws AUDIT_CLOSED', () => {
-    const sink = PinoAuditSink.open(file);
+    const sink = FileAuditSink.open(file);
     sink.close();
     sink.close();
     expect(codeOf(() => sink.append({ event: { action: 'a' } }))).toBe('AUDIT_CLOSED');
