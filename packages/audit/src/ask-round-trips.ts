@@ -1,4 +1,4 @@
-import { auditField } from './query.js';
+import { type ApprovalFields, groupOf, readRecordGroups } from './record-schema.js';
 
 /**
  * One asked command over MCP 2026-07-28 is written as two: the first call
@@ -18,16 +18,16 @@ export class AskRoundTrips {
   private readonly answered = new Set<string>();
 
   note(record: Readonly<Record<string, unknown>>): void {
-    if (auditField(record, 'event.action') !== 'terminal-answer') return;
-    const first = auditField(record, 'termgate.approval.answers');
+    const { event, termgate } = readRecordGroups(record);
+    if (event.action !== 'terminal-answer') return;
+    const first = groupOf<ApprovalFields>(termgate.approval).answers;
     if (typeof first === 'string') this.answered.add(first);
   }
 
   /** True for the first call's create and pending answer of a round trip whose retry was answered. */
   superseded(record: Readonly<Record<string, unknown>>): boolean {
-    const id = auditField(record, 'termgate.approval.id');
-    return (
-      typeof id === 'string' && this.answered.has(id) && !auditField(record, 'termgate.approval.answers')
-    );
+    const approval = groupOf<ApprovalFields>(readRecordGroups(record).termgate.approval);
+    const id = approval.id;
+    return typeof id === 'string' && this.answered.has(id) && !approval.answers;
   }
 }

@@ -6,13 +6,13 @@
  * alone, never the policy engine or its parser. It knows records by their
  * ECS field names, not by who wrote them.
  *
- * The bodies of the records the policy gate writes (`terminal-<verb>`,
+ * The records' shapes are defined here, once (`record-schema.ts`). The
+ * bodies of the records the policy gate writes (`terminal-<verb>`,
  * `terminal-spawn`, `terminal-exit`, `server-start`, `server-stop`,
  * `network-refused`) are built in @termgate/policy (`src/audit-events/`),
- * which depends on this package for the `AuditSink` port and `AuditEvent`.
- * They stay there because they are made of the gate's own types (gate
- * requests, verdicts, parsed subcommands); this package only reads the
- * fields back (`audit show`, `audit report`, the summary).
+ * from the gate's own types (gate requests, verdicts, parsed subcommands),
+ * in those shapes; this package reads the fields back through the same
+ * names (`audit show`, `audit report`, the summary).
  *
  * Domain code (this directory) never imports the adapters: the sinks, the
  * append lock and the trail file are reachable only through
@@ -44,6 +44,36 @@ export {
   readAuditRecords,
 } from './query.js';
 export { ECS_VERSION, type ServiceInfo } from './record-fields.js';
+export {
+  type AnswerRecord,
+  type ApprovalFields,
+  type AuditAction,
+  type CallerFields,
+  type CheckpointRecord,
+  type ClientFields,
+  type DecisionRecord,
+  type DestinationFields,
+  type EventFields,
+  groupOf,
+  type HostFields,
+  type HttpFields,
+  type NetworkRecord,
+  type PolicyFields,
+  type ProcessFields,
+  type ReadBack,
+  type ReadBackGroups,
+  type RecordedVerdict,
+  type RecordGroups,
+  type RuleFields,
+  readRecordGroups,
+  type SandboxFields,
+  type ServerRecord,
+  type SubcommandFields,
+  type TamperingRecord,
+  type TermgateFields,
+  type TerminalProcessRecord,
+  type TruncatedFields,
+} from './record-schema.js';
 export { type ReportInput, type ReportVerification, renderReportHtml } from './report/report-html.js';
 export {
   type ReportModel,

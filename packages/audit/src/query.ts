@@ -1,10 +1,11 @@
 import { readAuditLines } from './line-reader.js';
+import { type ClientFields, groupOf, type RecordedVerdict, readRecordGroups } from './record-schema.js';
 
 /**
  * A gate decision as recorded in `termgate.decision`: `ask` on the create
  * that asked a person (and on an answer still open), allow or deny otherwise.
  */
-export type AuditDecision = 'allow' | 'deny' | 'ask';
+export type AuditDecision = RecordedVerdict;
 
 /** A record read back for display. Reading does not check the chain: `verifyAuditFile` does. */
 export type AuditEntry =
@@ -28,7 +29,11 @@ export function* readAuditRecords(path: string): Generator<AuditEntry> {
   }
 }
 
-/** A nested field by dotted path (`"termgate.terminal_id"`), or undefined. */
+/**
+ * A nested field by its dotted name as docs/AUDIT.md writes it
+ * (`"termgate.terminal_id"`), or undefined. termgate's own readers use the
+ * typed groups of `readRecordGroups` (`record-schema.ts`) instead.
+ */
 export function auditField(record: Readonly<Record<string, unknown>>, path: string): unknown {
   let value: unknown = record;
   for (const key of path.split('.')) {
@@ -57,15 +62,17 @@ export function matchesAuditQuery(record: Readonly<Record<string, unknown>>, que
     const at = Date.parse(String(record['@timestamp']));
     if (Number.isNaN(at) || at < query.since.getTime()) return false;
   }
-  if (query.decision !== undefined && auditField(record, 'termgate.decision') !== query.decision)
-    return false;
+  const fields = readRecordGroups(record);
+  const { termgate } = fields;
+  if (query.decision !== undefined && termgate.decision !== query.decision) return false;
   if (query.terminal !== undefined) {
-    const id = auditField(record, 'termgate.terminal_id');
+    const id = termgate.terminal_id;
     if (typeof id !== 'string' || !id.startsWith(query.terminal)) return false;
   }
-  if (query.client !== undefined && auditField(record, 'termgate.client.name') !== query.client) return false;
+  if (query.client !== undefined && groupOf<ClientFields>(termgate.client).name !== query.client)
+    return false;
   if (query.grep !== undefined) {
-    const line = auditField(record, 'process.command_line');
+    const line = fields.process.command_line;
     if (typeof line !== 'string' || !query.grep.test(line)) return false;
   }
   return true;

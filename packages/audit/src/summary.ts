@@ -1,4 +1,4 @@
-import { auditField } from './query.js';
+import { groupOf, readRecordGroups, type SubcommandFields } from './record-schema.js';
 
 /** Counts of `termgate audit show --summary`, over the `terminal-create` records (the commands). */
 export interface AuditSummary {
@@ -24,18 +24,19 @@ export class AuditSummarizer {
 
   add(record: Readonly<Record<string, unknown>>): void {
     this.records += 1;
-    if (auditField(record, 'event.action') !== 'terminal-create') return;
+    const { event, rule, termgate } = readRecordGroups(record);
+    if (event.action !== 'terminal-create') return;
     this.commands += 1;
-    const decision = auditField(record, 'termgate.decision');
+    const decision = termgate.decision;
     bump(this.byDecision, typeof decision === 'string' ? decision : '(none)');
-    const rules = auditField(record, 'rule.id');
+    const rules = rule.id;
     const ids = Array.isArray(rules) ? rules.filter((id): id is string => typeof id === 'string') : [];
     for (const id of ids.length === 0 ? ['(default)'] : new Set(ids)) bump(this.byRule, id);
-    const subcommands = auditField(record, 'termgate.subcommands');
+    const subcommands = termgate.subcommands;
     const programs = new Set<string>();
     if (Array.isArray(subcommands)) {
       for (const sub of subcommands) {
-        const program = auditField(sub as Record<string, unknown>, 'program');
+        const program = groupOf<SubcommandFields>(sub).program;
         if (typeof program === 'string') programs.add(program);
       }
     }

@@ -1,4 +1,4 @@
-import { auditField } from './query.js';
+import { readRecordGroups } from './record-schema.js';
 
 /** A server that started writing the trail and has no `server-stop` in it (yet). */
 export interface TrailWriter {
@@ -22,12 +22,13 @@ export class TrailWriters {
   readonly #open = new Map<number, TrailWriter>();
 
   note(record: Readonly<Record<string, unknown>>, seq: number): void {
-    const action = auditField(record, 'event.action');
-    const pid = auditField(record, 'process.pid');
+    const { event, process: started, host } = readRecordGroups(record);
+    const action = event.action;
+    const pid = started.pid;
     if (typeof pid !== 'number' || !Number.isSafeInteger(pid)) return;
     if (action === 'server-stop') this.#open.delete(pid);
     if (action !== 'server-start') return;
-    const hostname = auditField(record, 'host.hostname');
+    const hostname = host.hostname;
     this.#open.set(pid, {
       pid,
       hostname: typeof hostname === 'string' ? hostname : null,

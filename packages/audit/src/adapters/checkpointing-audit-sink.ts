@@ -3,6 +3,7 @@ import { AuditError } from '../audit-error.js';
 import type { ChainHead } from '../chain.js';
 import { keyId, signCheckpoint } from '../checkpoint.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
+import type { CheckpointRecord } from '../record-schema.js';
 import type { FileAuditSink } from './file-audit-sink.js';
 
 export interface CheckpointOptions {
@@ -83,18 +84,19 @@ export class CheckpointingAuditSink implements AuditSink {
   checkpoint(reason: CheckpointReason): void {
     const final = reason === 'stop';
     if (this.since === 0 && !(final && this.inner.head !== null)) return;
+    const record: CheckpointRecord = {
+      event: {
+        kind: 'event',
+        category: ['file'],
+        type: ['info'],
+        action: 'audit-checkpoint',
+        outcome: 'success',
+        reason: final ? 'signed checkpoint (stop, final)' : `signed checkpoint (${reason})`,
+      },
+    };
     this.inner.appendCheckpoint(
       (head) => ({ ...signCheckpoint(this.options.privateKey, head, this.keyId, final) }),
-      {
-        event: {
-          kind: 'event',
-          category: ['file'],
-          type: ['info'],
-          action: 'audit-checkpoint',
-          outcome: 'success',
-          reason: final ? 'signed checkpoint (stop, final)' : `signed checkpoint (${reason})`,
-        },
-      },
+      record,
     );
     this.since = 0;
   }

@@ -3,6 +3,7 @@ import { AuditChain, type ChainHead } from '../chain.js';
 import type { AuditEvent, AuditSink } from '../ports/audit-sink.js';
 import { assertEventFields, type ServiceInfo } from '../record-fields.js';
 import { RecordLine } from '../record-line.js';
+import type { TamperingRecord } from '../record-schema.js';
 import type { RotationPolicy } from '../rotation.js';
 import type { AppendLockOptions } from './append-lock.js';
 import { TrailFile } from './trail-file.js';
@@ -146,7 +147,7 @@ export class FileAuditSink implements AuditSink {
  * taken by something that is not a regular file (a planted link, a
  * directory, …) and moved on to a free name.
  */
-function tamperingRecord(planted: readonly TakenName[]): AuditEvent {
+function tamperingRecord(planted: readonly TakenName[]): TamperingRecord {
   const shown = planted.slice(0, 10).map((entry) => `${entry.name} (${entry.kind})`);
   const more = planted.length > shown.length ? ` and ${planted.length - shown.length} more` : '';
   return {

@@ -1,4 +1,12 @@
-import { auditField } from '../query.js';
+import {
+  type ApprovalFields,
+  type ClientFields,
+  groupOf,
+  type PolicyFields,
+  type ReadBackGroups,
+  readRecordGroups,
+  type SandboxFields,
+} from '../record-schema.js';
 
 /** One terminal of the report: what was asked, what was decided, and how it ended. */
 export interface ReportTerminal {
@@ -91,54 +99,56 @@ export class ReportModelBuilder {
       this.firstAt ??= at;
       this.lastAt = at;
     }
-    const action = str(auditField(record, 'event.action')) ?? '(none)';
-    const id = str(auditField(record, 'termgate.terminal_id'));
+    const fields = readRecordGroups(record);
+    const { event, process: proc, rule, termgate } = fields;
+    const action = str(event.action) ?? '(none)';
+    const id = str(termgate.terminal_id);
     if (id === null) {
       this.otherActions[action] = (this.otherActions[action] ?? 0) + 1;
-      if (action === 'server-start') this.servers.push(serverOf(record, Number.isNaN(at) ? null : at));
+      if (action === 'server-start') this.servers.push(serverOf(fields, Number.isNaN(at) ? null : at));
       return;
     }
     const terminal = this.terminal(id);
     const seq = num(record.seq);
     if (seq !== null) terminal.seqs.push(seq);
-    terminal.client ??= str(auditField(record, 'termgate.client.name'));
-    terminal.protocol ??= str(auditField(record, 'termgate.protocol'));
+    terminal.client ??= str(groupOf<ClientFields>(termgate.client).name);
+    terminal.protocol ??= str(termgate.protocol);
     switch (action) {
       case 'terminal-create':
         terminal.start = Number.isNaN(at) ? null : at;
-        terminal.decision = str(auditField(record, 'termgate.decision'));
-        terminal.command = str(auditField(record, 'process.command_line'));
-        terminal.cwd = str(auditField(record, 'process.working_directory'));
-        terminal.rules = strings(auditField(record, 'rule.id'));
-        terminal.reason = str(auditField(record, 'event.reason'));
-        terminal.envNames = strings(auditField(record, 'termgate.env_names'));
+        terminal.decision = str(termgate.decision);
+        terminal.command = str(proc.command_line);
+        terminal.cwd = str(proc.working_directory);
+        terminal.rules = strings(rule.id);
+        terminal.reason = str(event.reason);
+        terminal.envNames = strings(termgate.env_names);
         break;
       case 'terminal-answer':
         // An `ask` ends as its answer says: approved (allow) or not (deny, with why).
-        terminal.decision = str(auditField(record, 'termgate.decision'));
-        terminal.reason = str(auditField(record, 'event.reason'));
-        terminal.approval = str(auditField(record, 'termgate.approval.outcome'));
+        terminal.decision = str(termgate.decision);
+        terminal.reason = str(event.reason);
+        terminal.approval = str(groupOf<ApprovalFields>(termgate.approval).outcome);
         break;
       case 'terminal-spawn':
-        terminal.pid = num(auditField(record, 'process.pid'));
+        terminal.pid = num(proc.pid);
         break;
       case 'terminal-exit': {
         terminal.end = Number.isNaN(at) ? null : at;
-        terminal.pid ??= num(auditField(record, 'process.pid'));
-        terminal.exitCode = num(auditField(record, 'process.exit_code'));
-        terminal.signal = str(auditField(record, 'termgate.signal'));
-        terminal.timedOut = auditField(record, 'termgate.timed_out') === true;
-        const ns = num(auditField(record, 'event.duration'));
+        terminal.pid ??= num(proc.pid);
+        terminal.exitCode = num(proc.exit_code);
+        terminal.signal = str(termgate.signal);
+        terminal.timedOut = termgate.timed_out === true;
+        const ns = num(event.duration);
         terminal.durationMs = ns === null ? null : ns / 1e6;
-        terminal.totalBytes = num(auditField(record, 'termgate.total_bytes'));
-        terminal.droppedBytes = num(auditField(record, 'termgate.dropped_bytes'));
-        terminal.outputSha256 = str(auditField(record, 'termgate.output_sha256'));
+        terminal.totalBytes = num(termgate.total_bytes);
+        terminal.droppedBytes = num(termgate.dropped_bytes);
+        terminal.outputSha256 = str(termgate.output_sha256);
         break;
       }
       default: {
-        const decision = str(auditField(record, 'termgate.decision'));
+        const decision = str(termgate.decision);
         if (decision !== null && decision !== 'allow') {
-          terminal.refusedVerbs.push(str(auditField(record, 'termgate.verb')) ?? action);
+          terminal.refusedVerbs.push(str(termgate.verb) ?? action);
         }
       }
     }
@@ -204,14 +214,16 @@ export class ReportModelBuilder {
   }
 }
 
-function serverOf(record: Readonly<Record<string, unknown>>, at: number | null): ReportServer {
-  const network = auditField(record, 'termgate.sandbox.network');
+function serverOf({ termgate }: ReadBackGroups, at: number | null): ReportServer {
+  const sandbox = groupOf<SandboxFields>(termgate.sandbox);
+  const policy = groupOf<PolicyFields>(termgate.policy);
+  const network = sandbox.network;
   return {
     at,
-    version: str(auditField(record, 'termgate.version')),
-    policyPath: str(auditField(record, 'termgate.policy.path')),
-    policySha256: str(auditField(record, 'termgate.policy.sha256')),
-    sandboxMode: str(auditField(record, 'termgate.sandbox.mode')),
+    version: str(termgate.version),
+    policyPath: str(policy.path),
+    policySha256: str(policy.sha256),
+    sandboxMode: str(sandbox.mode),
     network: typeof network === 'string' ? network : Array.isArray(network) ? strings(network) : null,
   };
 }

@@ -1,11 +1,13 @@
 import { statSync } from 'node:fs';
 import {
+  type ApprovalFields,
   type AuditQuery,
   AuditSummarizer,
-  auditField,
+  groupOf,
   listTrailDirectory,
   matchesAuditQuery,
   readAuditRecords,
+  readRecordGroups,
 } from '@termgate/audit';
 import { durationMs } from '../duration.js';
 import { parseAuditArgs } from './audit-args.js';
@@ -194,31 +196,27 @@ const REASON_WIDTH = 80;
 export const REFUSED_TERMINAL = '(refused)';
 
 function tableRow(record: Readonly<Record<string, unknown>>): string[] {
-  const text = (path: string): string => {
-    const value = auditField(record, path);
-    return value === undefined || value === null ? '-' : String(value);
-  };
-  const timestamp = auditField(record, '@timestamp');
-  const ruleIds = auditField(record, 'rule.id');
-  const exitCode = auditField(record, 'process.exit_code');
-  const signal = auditField(record, 'termgate.signal');
+  const text = (value: unknown): string => (value === undefined || value === null ? '-' : String(value));
+  const { event, process: command, rule, termgate } = readRecordGroups(record);
+  const timestamp = record['@timestamp'];
+  const ruleIds = rule.id;
+  const exitCode = command.exit_code;
+  const signal = termgate.signal;
   // An approval's answer says how the question ended: `deny (deny)` (a person said no) reads apart from a rule's deny.
-  const outcome = auditField(record, 'termgate.approval.outcome');
+  const outcome = groupOf<ApprovalFields>(termgate.approval).outcome;
   const decision =
-    typeof outcome === 'string' ? `${text('termgate.decision')} (${outcome})` : text('termgate.decision');
-  const refusedCreate =
-    auditField(record, 'event.action') === 'terminal-create' &&
-    auditField(record, 'termgate.decision') === 'deny';
+    typeof outcome === 'string' ? `${text(termgate.decision)} (${outcome})` : text(termgate.decision);
+  const refusedCreate = event.action === 'terminal-create' && termgate.decision === 'deny';
   return [
     typeof timestamp === 'string' ? timestamp.replace(/\.\d+Z$/, 'Z') : '-',
-    text('seq'),
-    text('event.action'),
+    text(record.seq),
+    text(event.action),
     printable(decision),
-    refusedCreate ? REFUSED_TERMINAL : printable(text('termgate.terminal_id').slice(0, 8)),
-    clip(printable(text('process.command_line')), COMMAND_WIDTH),
+    refusedCreate ? REFUSED_TERMINAL : printable(text(termgate.terminal_id).slice(0, 8)),
+    clip(printable(text(command.command_line)), COMMAND_WIDTH),
     Array.isArray(ruleIds) && ruleIds.length > 0 ? printable(ruleIds.join(',')) : '-',
     typeof exitCode === 'number' ? String(exitCode) : typeof signal === 'string' ? signal : '-',
-    clip(printable(text('event.reason')), REASON_WIDTH),
+    clip(printable(text(event.reason)), REASON_WIDTH),
   ];
 }
 

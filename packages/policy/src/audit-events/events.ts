@@ -1,11 +1,22 @@
 import { hostname } from 'node:os';
-import type { AuditEvent, AuditSink } from '@termgate/audit';
+import type {
+  AnswerRecord,
+  AuditSink,
+  CallerFields,
+  DecisionRecord,
+  NetworkRecord,
+  ServerRecord,
+  TermgateFields,
+  TerminalProcessRecord,
+} from '@termgate/audit';
 import type { CallerContext, ExitedEvent, GateRequest, SpawnedEvent } from '@termgate/termhost';
 import type { SimpleCommand, Verdict } from '../decision.js';
 import { ARGS_MAX_ITEMS, ENV_NAMES_MAX_ITEMS, FieldCapper } from './field-caps.js';
 
 /**
- * Builders of the audit record bodies (docs/AUDIT.md, "Records"). Field names
+ * Builders of the audit record bodies (docs/AUDIT.md, "Records"), in the
+ * shapes @termgate/audit defines (`record-schema.ts`), which names every
+ * field once. Field names
  * follow ECS where ECS has the field; termgate's own live under `termgate`.
  * Every builder is pure; the sink adds `@timestamp`, `seq` and the chain.
  * Environment *values* never appear in a record: only the names.
@@ -60,8 +71,8 @@ export function quoteArgv(argv: readonly string[]): string {
   return argv.map((arg) => (SAFE_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
 
-function callerFields(caller: CallerContext, cap: FieldCapper): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
+function callerFields(caller: CallerContext, cap: FieldCapper): CallerFields {
+  const fields: { -readonly [Name in keyof CallerFields]: CallerFields[Name] } = {};
   if (caller.clientName !== undefined || caller.clientVersion !== undefined) {
     fields.client = {
       name: caller.clientName === undefined ? undefined : cap.text('termgate.client.name', caller.clientName),
@@ -78,7 +89,7 @@ function callerFields(caller: CallerContext, cap: FieldCapper): Record<string, u
 }
 
 /** The caller's fields, capped, with `truncated` when a cap applied. */
-function callerAndCaps(caller: CallerContext): Record<string, unknown> {
+function callerAndCaps(caller: CallerContext): CallerFields {
   const cap = new FieldCapper();
   return { ...callerFields(caller, cap), ...cap.fields() };
 }
@@ -93,7 +104,7 @@ export function decisionEvent(
   request: GateRequest,
   decided: RecordedDecision,
   policy?: PolicyInfo,
-): AuditEvent {
+): DecisionRecord {
   const allowed = decided.decision === 'allow';
   const asks = decided.decision === 'ask';
   const { spec } = request;
@@ -147,7 +158,7 @@ export function decisionEvent(
  * tells a person's denial (`outcome: deny`) from a question nobody answered
  * (`cancelled`, `timeout`, `unavailable`, `pending`).
  */
-export function answerEvent(request: GateRequest, answer: RecordedAnswer): AuditEvent {
+export function answerEvent(request: GateRequest, answer: RecordedAnswer): AnswerRecord {
   // `pending`: the question is still open (it travels in the result): neither allowed nor denied yet.
   const open = answer.outcome === 'pending';
   const cap = new FieldCapper();
@@ -192,7 +203,11 @@ export function answerEvent(request: GateRequest, answer: RecordedAnswer): Audit
  * `terminal-spawn`: the process exists; `sandboxSha256` names the profile it
  * is confined to, `approvalId` the approval (its `terminal-answer`) it ran on.
  */
-export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string, approvalId?: string): AuditEvent {
+export function spawnEvent(
+  event: SpawnedEvent,
+  sandboxSha256?: string,
+  approvalId?: string,
+): TerminalProcessRecord {
   return {
     event: {
       kind: 'event',
@@ -212,7 +227,7 @@ export function spawnEvent(event: SpawnedEvent, sandboxSha256?: string, approval
 }
 
 /** `terminal-exit`: the process ended; `pid` when the spawn was seen. */
-export function exitEvent(event: ExitedEvent, pid?: number): AuditEvent {
+export function exitEvent(event: ExitedEvent, pid?: number): TerminalProcessRecord {
   const { exitCode, signal, timedOut } = event.exitStatus;
   return {
     event: {
@@ -266,7 +281,7 @@ export interface ServerStopInfo {
  * `server-start`. On a new file this is the anchor record: the sink adds the
  * chain's `nonce` to it. Names the process (`process.pid`, `host.hostname`).
  */
-export function serverStartEvent(info: ServerStartInfo): AuditEvent {
+export function serverStartEvent(info: ServerStartInfo): ServerRecord {
   return {
     event: {
       kind: 'event',
@@ -331,7 +346,7 @@ function refusalReason(refusal: NetworkRefusal): string {
 function connectionFields(
   connection: NetworkConnection,
   key: 'refusals' | 'connections',
-): Record<string, unknown> {
+): Pick<NetworkRecord, 'destination' | 'http'> & { readonly termgate?: TermgateFields } {
   const folded = connection.windowMs !== undefined;
   const counted = folded || (connection.count !== undefined && connection.count !== 1);
   const terminal = connection.terminalId ?? null;
@@ -358,7 +373,7 @@ function connectionFields(
  * `termgate.refusals` counts that many refusals of the same target by the
  * same terminal within `termgate.window_ms`.
  */
-export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
+export function networkRefusedEvent(refusal: NetworkRefusal): NetworkRecord {
   const why = refusalReason(refusal);
   return {
     event: {
@@ -383,7 +398,7 @@ export function networkRefusedEvent(refusal: NetworkRefusal): AuditEvent {
  * a terminal to a target in a window at once, its repeats as one record
  * with `termgate.connections` and `termgate.window_ms`.
  */
-export function networkAllowedEvent(connection: NetworkConnection): AuditEvent {
+export function networkAllowedEvent(connection: NetworkConnection): NetworkRecord {
   return {
     event: {
       kind: 'event',
@@ -397,7 +412,7 @@ export function networkAllowedEvent(connection: NetworkConnection): AuditEvent {
   };
 }
 
-export function serverStopEvent(info: ServerStopInfo = {}): AuditEvent {
+export function serverStopEvent(info: ServerStopInfo = {}): ServerRecord {
   return {
     event: {
       kind: 'event',
