@@ -19,10 +19,12 @@ export const GROUPS = {
     break: 90,
   },
   audit: {
-    description: 'the audit chain, checkpoints and verification',
+    description: "the audit chain, a record's bytes and fields, checkpoints and verification",
     mutate: [
       'packages/audit/src/chain.ts',
       'packages/audit/src/sealed-record.ts',
+      'packages/audit/src/record-line.ts',
+      'packages/audit/src/record-schema.ts',
       'packages/audit/src/checkpoint.ts',
       'packages/audit/src/signing-key.ts',
       'packages/audit/src/verify.ts',
