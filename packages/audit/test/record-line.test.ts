@@ -72,6 +72,15 @@ describe('RecordLine: the bytes of a record, as the pino-based writer wrote them
     expect(codeOf(() => format.format(new Date(0), { seq: 1, event: cyclic }))).toBe('AUDIT_INVALID_EVENT');
     expect(codeOf(() => format.format(new Date(0), { seq: 1, n: 1n }))).toBe('AUDIT_INVALID_EVENT');
     expect(() => format.format(new Date(0), { seq: 1, n: 1n })).toThrow(AuditError);
+    let thrown: unknown;
+    try {
+      format.format(new Date(0), { seq: 1, n: 1n });
+    } catch (error) {
+      thrown = error;
+    }
+    // It says why, and keeps JSON's own error as the cause.
+    expect((thrown as Error).message).toMatch(/^an audit event must be JSON: .*BigInt/);
+    expect((thrown as Error).cause).toBeInstanceOf(TypeError);
   });
 });
 
