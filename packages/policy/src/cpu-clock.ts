@@ -21,13 +21,16 @@ const STAT_BYTES = 1024;
  * command for the machine's load rather than for its cost.
  *
  * Contract: `open*` return null where procfs does not answer (not Linux, a
- * thread that is gone); `ms()` returns null once the thread is gone or the
- * file cannot be read, never throws. The file stays open (one `pread` per
+ * thread that is gone); `ms()` returns null once the thread is gone (its
+ * file then reads as zero times, below an earlier reading) or the file
+ * cannot be read, and never throws; it never runs backwards. The file stays open (one `pread` per
  * reading) until `close`.
  */
 export class CpuClock {
   readonly #buffer = Buffer.alloc(STAT_BYTES);
   #fd: number | null;
+  /** The last reading: a later one below it means the thread is gone. */
+  #last = 0;
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -67,7 +70,14 @@ export class CpuClock {
     const utime = Number(fields[11]);
     const stime = Number(fields[12]);
     if (!Number.isSafeInteger(utime) || !Number.isSafeInteger(stime)) return null;
-    return ((utime + stime) * 1000) / USER_HZ;
+    const ms = ((utime + stime) * 1000) / USER_HZ;
+    // A thread's times never decrease; an ended thread's file reads as zero times.
+    if (ms < this.#last) {
+      this.close();
+      return null;
+    }
+    this.#last = ms;
+    return ms;
   }
 
   close(): void {

@@ -23,12 +23,12 @@ describe('CpuClock: a thread’s CPU time from procfs', () => {
     expect(clock!.ms()).toBeNull();
   });
 
-  test('a worker thread reports its own id, and this thread can read that thread’s clock', async () => {
+  test('a worker thread reports its own id, this thread can read that thread’s clock, and it stops answering once the thread ended', async () => {
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
        const tid = Number(require('node:fs').readFileSync('/proc/thread-self/stat', 'latin1').split(' ', 1)[0]);
        parentPort.postMessage(tid);
-       parentPort.once('message', () => { const until = Date.now() + 300; while (Date.now() < until); parentPort.postMessage('done'); });`,
+       parentPort.on('message', () => { const until = Date.now() + 300; while (Date.now() < until); parentPort.postMessage('done'); });`,
       { eval: true },
     );
     try {
@@ -40,6 +40,9 @@ describe('CpuClock: a thread’s CPU time from procfs', () => {
       worker.postMessage('spin');
       await new Promise((resolve) => worker.once('message', resolve));
       expect(clock!.ms()! - before).toBeGreaterThan(0);
+      // A thread that ended reads as zero times: the clock answers null rather than run backwards.
+      await worker.terminate();
+      expect(clock!.ms()).toBeNull();
       clock!.close();
     } finally {
       await worker.terminate();
