@@ -28,6 +28,26 @@ export {
 export { lintPolicy, type PolicyLintOptions, type PolicyWarning } from './engine/policy-lint.js';
 export { type PolicyTestReport, type PolicyTestResult, runPolicyTests } from './engine/policy-tests.js';
 export { resolveWriteTarget, type WriteVerdict } from './engine/write-checks.js';
+export {
+  createLayeredEngine,
+  type LayeredDecision,
+  type LayeredEngineOptions,
+  type LayeredExplanation,
+  LayeredPolicyEngine,
+} from './layers/layered-engine.js';
+export {
+  type Loosening,
+  type Merged,
+  mergeLimits,
+  mergeNetwork,
+  mergeSandbox,
+} from './layers/merge-sandbox.js';
+export {
+  layerPolicies,
+  MANAGED_RULE_PREFIX,
+  type PolicyLayerName,
+  type PolicyLayers,
+} from './layers/policy-layers.js';
 export { loadPolicyFile, parsePolicyText } from './policy-file/load-policy.js';
 export {
   formatIssue,

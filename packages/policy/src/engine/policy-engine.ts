@@ -196,26 +196,10 @@ export class PolicyEngine implements CommandJudge {
    */
   exampleFailures(): PolicyIssue[] {
     const issues: PolicyIssue[] = [];
-    const cwd = EXAMPLE_WORKSPACE;
-    const rules = this.policy.rules.map(
-      (rule) =>
-        new CompiledRule(
-          rule.exampleCwd === undefined ? rule : { ...rule, cwd: rule.exampleCwd },
-          EXAMPLE_WORKSPACE,
-        ),
-    );
-    rules.forEach((compiled, i) => {
+    this.exampleRules().forEach((compiled, i) => {
       const { rule } = compiled;
       const check = (line: string, want: boolean, key: 'match' | 'notMatch'): void => {
-        const analysis = this.analyzer.analyzeLine(line);
-        const dirs = analysis.commands.some(changesDirectory) ? possibleDirectories(analysis, cwd) : [cwd];
-        const matched = analysis.commands.some((command, k) =>
-          compiled.matches(command, cwd, {
-            touched: () => touchedPaths(analysis.words[k] ?? [], dirs, this.view),
-            identity: () => ({ trusted: true }),
-          }),
-        );
-        if (matched !== want) {
+        if (this.matchesExample(compiled, line) !== want) {
           issues.push({
             file: this.policy.path,
             ...rule.position,
@@ -228,6 +212,35 @@ export class PolicyEngine implements CommandJudge {
       for (const line of rule.notMatch ?? []) check(line, false, 'notMatch');
     });
     return issues;
+  }
+
+  /** The rules that match an example line, as `exampleFailures` matches (synthetic workspace, words alone). */
+  rulesMatchingExample(line: string): PolicyRule[] {
+    return this.exampleRules()
+      .filter((compiled) => this.matchesExample(compiled, line))
+      .map((c) => c.rule);
+  }
+
+  private exampleRules(): CompiledRule[] {
+    return this.policy.rules.map(
+      (rule) =>
+        new CompiledRule(
+          rule.exampleCwd === undefined ? rule : { ...rule, cwd: rule.exampleCwd },
+          EXAMPLE_WORKSPACE,
+        ),
+    );
+  }
+
+  private matchesExample(compiled: CompiledRule, line: string): boolean {
+    const cwd = EXAMPLE_WORKSPACE;
+    const analysis = this.analyzer.analyzeLine(line);
+    const dirs = analysis.commands.some(changesDirectory) ? possibleDirectories(analysis, cwd) : [cwd];
+    return analysis.commands.some((command, k) =>
+      compiled.matches(command, cwd, {
+        touched: () => touchedPaths(analysis.words[k] ?? [], dirs, this.view),
+        identity: () => ({ trusted: true }),
+      }),
+    );
   }
 
   private verdict(command: SimpleCommand, cwd: string | null, facts: CommandFacts): CommandVerdict {
