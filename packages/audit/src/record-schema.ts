@@ -79,8 +79,17 @@ export type ApprovalFields = {
   readonly latency_ms?: number;
 };
 
-/** `termgate.policy`: which policy judged. */
-export type PolicyFields = { readonly path?: string; readonly sha256: string };
+/**
+ * `termgate.policy`: which policy judged. Under a managed policy layer,
+ * `managed` names it too, and a decision's `layer` says which layer decided
+ * (`managed` or `workspace`).
+ */
+export type PolicyFields = {
+  readonly path?: string;
+  readonly sha256: string;
+  readonly managed?: { readonly path?: string; readonly sha256: string };
+  readonly layer?: string;
+};
 
 /** `termgate.sandbox`: the profile a command runs under, or on `server-start` the confinement. */
 export type SandboxFields = {

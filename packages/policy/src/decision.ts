@@ -75,4 +75,6 @@ export interface PolicyDecision {
   readonly subcommands: readonly SimpleCommand[];
   /** The cwd after realpath, when it resolved. The host spawns there. */
   readonly resolvedCwd: string | null;
+  /** Under a managed policy layer (`LayeredPolicyEngine`): the layer that decided. */
+  readonly layer?: 'managed' | 'workspace';
 }

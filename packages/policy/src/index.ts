@@ -35,6 +35,7 @@ export {
   type LayeredExplanation,
   LayeredPolicyEngine,
 } from './layers/layered-engine.js';
+export { DEFAULT_MANAGED_POLICY_PATH, managedPolicyPath } from './layers/managed-path.js';
 export {
   type Loosening,
   type Merged,

@@ -346,7 +346,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 /** The decision if it has the documented shape, else null (treated as deny). */
 function wellFormed(answer: unknown): RecordedDecision | null {
   if (typeof answer !== 'object' || answer === null) return null;
-  const { decision, ruleIds, reason, subcommands, resolvedCwd } = answer as Partial<PolicyDecision>;
+  const { decision, ruleIds, reason, subcommands, resolvedCwd, layer } = answer as Partial<PolicyDecision>;
   if (decision !== 'allow' && decision !== 'deny' && decision !== 'ask') return null;
   if (!Array.isArray(ruleIds) || !ruleIds.every((id) => typeof id === 'string')) return null;
   if (typeof reason !== 'string') return null;
@@ -356,5 +356,6 @@ function wellFormed(answer: unknown): RecordedDecision | null {
     reason,
     subcommands: Array.isArray(subcommands) ? subcommands : [],
     resolvedCwd: typeof resolvedCwd === 'string' && isAbsolute(resolvedCwd) ? resolvedCwd : null,
+    ...((layer === 'managed' || layer === 'workspace') && { layer }),
   };
 }

@@ -8,6 +8,10 @@ import { UsageError, usageErrorFrom } from './usage.js';
 
 /** The options `serve` and `acp-proxy` share, with the same names, texts and defaults. */
 export const RUNTIME_OPTIONS_USAGE = `  --policy FILE      policy file (default: the shipped policies/default.yaml)
+  --managed-policy FILE
+                     a managed policy layer over --policy, where the system has none
+                     (/etc/termgate/managed.yaml is in force whenever it exists; for
+                     tests and administrators: docs/POLICY.md#managed)
   --audit FILE       audit trail, JSON Lines (default: $XDG_STATE_HOME/termgate/audit.jsonl)
   --audit-fsync      fsync the audit trail after every record
   --shell PATH       bash for command lines (default: bash on PATH); must be bash
@@ -24,6 +28,7 @@ ${AUDIT_OPTIONS_USAGE}`;
 /** The valued options among them. */
 export const RUNTIME_VALUED_OPTIONS = [
   '--policy',
+  '--managed-policy',
   '--audit',
   '--shell',
   '--log-level',
@@ -106,6 +111,7 @@ export function runtimeConfig(
     ...audit,
     ...(approvalTimeoutMs !== undefined && { approvalTimeoutMs }),
     policyPath: absolute(get('--policy')),
+    managedPolicyPath: absolute(get('--managed-policy')),
     auditPath: absolute(get('--audit')),
     auditFsync,
     shell: get('--shell') ?? null,

@@ -64,7 +64,14 @@ export const policyModule = new ContainerModule(({ bind }) => {
     (parts: PolicyParts) => parts.sandbox,
     [POLICY_PARTS],
   );
-  bind(POLICY_INFO).toResolvedValue(({ path, sha256 }: LoadedPolicy) => ({ path, sha256 }), [LOADED_POLICY]);
+  bind(POLICY_INFO).toResolvedValue(
+    ({ policy: { path, sha256 }, managed }: PolicyParts) => ({
+      path,
+      sha256,
+      ...(managed !== null && { managed: { path: managed.path, sha256: managed.sha256 } }),
+    }),
+    [POLICY_PARTS],
+  );
   bind<PolicyGateOptions>(POLICY_GATE_OPTIONS).toResolvedValue(
     (sandbox: SandboxRuntime | null) => (sandbox === null ? {} : { sandbox: sandbox.profiler }),
     [SANDBOX_RUNTIME],

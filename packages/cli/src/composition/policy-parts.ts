@@ -7,7 +7,9 @@ import {
   DEFAULT_POLICY_PATH,
   INSTALL_ROOT,
   type LoadedPolicy,
+  layerPolicies,
   loadPolicyFile,
+  managedPolicyPath,
 } from '@termgate/policy';
 import { WorkerThreadCommandJudge } from '@termgate/policy/adapters';
 import type { Notices } from '../logging.js';
@@ -21,7 +23,10 @@ import type { ChainedAuditSink } from './policy-runtime.js';
 
 /** The policy side's parts, started (POLICY_PARTS); the gate and the runtime are built from them. */
 export interface PolicyParts {
+  /** The policy the server enforces: the workspace's, or under a managed layer the merged one (`PolicyLayers.effective`). */
   readonly policy: LoadedPolicy;
+  /** The managed layer, when one is in force. */
+  readonly managed: LoadedPolicy | null;
   readonly judge: WorkerThreadCommandJudge;
   readonly sink: ChainedAuditSink;
   /** The started sandbox, or null when the policy's sandbox mode is `off`. */
@@ -41,13 +46,22 @@ export async function startPolicyParts(
   notices: Notices,
   options: CompositionOptions,
 ): Promise<PolicyParts> {
-  const policy = await loadServePolicy(config, notices);
+  const { workspace, managed } = await loadServePolicy(config, notices);
+  // Under a managed layer the sandbox, limits and inherited environment are the merged ones.
+  const policy = managed === null ? workspace : layerPolicies(managed, workspace).effective;
   const parts: { sink?: ChainedAuditSink; sandbox?: SandboxRuntime | null } = {};
   const [judged, stood] = await Promise.allSettled([
-    startJudge(policy, config, options),
+    startJudge(workspace, managed, config, options).then((judge) => {
+      for (const l of judge.loosenings) {
+        notices.warning(
+          `the workspace policy ${workspace.path} asks for more than the managed policy: ${l.key}: ${l.message}`,
+        );
+      }
+      return judge;
+    }),
     (async () => {
       parts.sink = openAuditSink(config, notices);
-      parts.sandbox = await startServeSandbox(policy, config, options, parts.sink);
+      parts.sandbox = await startServeSandbox(policy, managed, config, options, parts.sink);
     })(),
   ]);
   if (judged.status === 'rejected' || stood.status === 'rejected') {
@@ -58,6 +72,7 @@ export async function startPolicyParts(
   }
   return {
     policy,
+    managed,
     judge: judged.value,
     sink: parts.sink as ChainedAuditSink,
     sandbox: parts.sandbox ?? null,
@@ -69,12 +84,23 @@ export function auditPathOf(config: ServeConfig): string {
   return config.auditPath ?? defaultAuditPath();
 }
 
-async function loadServePolicy(config: ServeConfig, notices: Notices): Promise<LoadedPolicy> {
+/**
+ * The workspace policy and the managed layer in force (none when no file is):
+ * a managed file that cannot be read or is invalid refuses the start.
+ */
+async function loadServePolicy(
+  config: ServeConfig,
+  notices: Notices,
+): Promise<{ workspace: LoadedPolicy; managed: LoadedPolicy | null }> {
   const policyPath = config.policyPath ?? DEFAULT_POLICY_PATH;
   if (config.policyPath === null) notices.notice(`no --policy given: using the default policy ${policyPath}`);
-  const policy = await loadPolicyFile(policyPath);
+  const managedPath = managedPolicyPath(config.managedPolicyPath ?? null);
+  const [workspace, managed] = await Promise.all([
+    loadPolicyFile(policyPath),
+    managedPath === null ? null : loadPolicyFile(managedPath),
+  ]);
   if (config.shell !== null) await assertBashCompatibleShell(config.shell);
-  return policy;
+  return { workspace, managed };
 }
 
 /**
@@ -87,14 +113,22 @@ async function loadServePolicy(config: ServeConfig, notices: Notices): Promise<L
  */
 async function startJudge(
   policy: LoadedPolicy,
+  managed: LoadedPolicy | null,
   config: ServeConfig,
   { judgeWorkerPath }: CompositionOptions,
 ): Promise<WorkerThreadCommandJudge> {
-  const cache = policy.sandbox.mode === 'required' ? policyCheckCache(auditPathOf(config)) : null;
-  const checked = cache?.passed(policy.text) ?? false;
+  const sandboxed = policy.sandbox.mode === 'required' || managed?.sandbox.mode === 'required';
+  const cache = sandboxed ? policyCheckCache(auditPathOf(config)) : null;
+  // The cache's key covers every layer: a managed test passed with one workspace policy, not another.
+  const checkedText =
+    managed === null
+      ? policy.text
+      : JSON.stringify(['layers', managed.path, managed.text, policy.path, policy.text]);
+  const checked = cache?.passed(checkedText) ?? false;
   const judge = await WorkerThreadCommandJudge.start({
     policyPath: policy.path,
     policyText: policy.text,
+    ...(managed !== null && { managed: { path: managed.path, text: managed.text } }),
     requirePassingTests: !checked,
     checkExamples: !checked,
     ...(judgeWorkerPath !== undefined && { workerPath: judgeWorkerPath }),
@@ -106,8 +140,14 @@ async function startJudge(
       `the policy judge parsed sha256 ${judge.sha256}, not the file's ${policy.sha256} (is ${policy.path} valid UTF-8?)`,
     );
   }
+  if (managed !== null && judge.managedSha256 !== managed.sha256) {
+    await judge.close();
+    throw new Error(
+      `the policy judge parsed managed sha256 ${judge.managedSha256}, not the file's ${managed.sha256} (is ${managed.path} valid UTF-8?)`,
+    );
+  }
   // Only now: the start resolved, so the examples and the tests passed.
-  if (!checked) cache?.record(policy.text);
+  if (!checked) cache?.record(checkedText);
   return judge;
 }
 
@@ -131,6 +171,7 @@ function openAuditSink(config: ServeConfig, notices: Notices): ChainedAuditSink 
 
 function startServeSandbox(
   policy: LoadedPolicy,
+  managed: LoadedPolicy | null,
   config: ServeConfig,
   { judgeWorkerPath }: CompositionOptions,
   sink: ChainedAuditSink,
@@ -139,6 +180,7 @@ function startServeSandbox(
     policy,
     {
       policyPath: policy.path,
+      managedPolicyPath: managed?.path ?? null,
       auditPath: auditPathOf(config),
       installRoot: INSTALL_ROOT,
       signingKeyPath: config.auditSigningKeyPath ?? null,

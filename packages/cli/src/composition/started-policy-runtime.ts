@@ -18,11 +18,15 @@ export async function startPolicyRuntime(
   config: ServeConfig,
   notices: Notices,
 ): Promise<PolicyRuntime> {
-  const { policy, judge, sink, sandbox } = parts;
+  const { policy, managed, judge, sink, sandbox } = parts;
   try {
     const network = policy.sandbox.network;
     recordServerStart(sink, {
-      policy: { path: policy.path, sha256: policy.sha256 },
+      policy: {
+        path: policy.path,
+        sha256: policy.sha256,
+        ...(managed !== null && { managed: { path: managed.path, sha256: managed.sha256 } }),
+      },
       version: TERMGATE_VERSION,
       sandbox: {
         mode: policy.sandbox.mode,
@@ -42,6 +46,12 @@ export async function startPolicyRuntime(
     policySha256: policy.sha256,
     auditPath,
   });
+  if (managed !== null) {
+    notices.notice(
+      `managed policy ${managed.path} (sha256 ${managed.sha256.slice(0, 12)}…): the workspace policy can only tighten it`,
+      { managedPolicyPath: managed.path, managedPolicySha256: managed.sha256 },
+    );
+  }
   notices.notice(
     sandbox === null
       ? 'sandbox off: commands run unconfined (the policy still judges every line)'

@@ -7,6 +7,8 @@ export type SandboxRuntime = Sandbox<SandboxProfileSource & { close(): Promise<v
 
 export interface SandboxPaths {
   readonly policyPath: string;
+  /** The managed policy layer's file, read-only inside like the policy (hidden too when its sandbox section hides it). */
+  readonly managedPolicyPath?: string | null;
   readonly auditPath: string;
   readonly installRoot: string;
   /** The audit checkpoint signing key, hidden from every command. */

@@ -5,6 +5,11 @@ import type { AuditTrailOptions } from './audit-options.js';
 /** Everything `termgate serve` (and `acp-proxy`) was configured with, after parsing its arguments. */
 export interface ServeConfig extends AuditTrailOptions {
   readonly policyPath: string | null;
+  /**
+   * `--managed-policy`: a managed layer where the system has none
+   * (`managedPolicyPath` of @termgate/policy decides which file is in force).
+   */
+  readonly managedPolicyPath?: string | null;
   readonly auditPath: string | null;
   /** fsync the audit trail after every record. */
   readonly auditFsync: boolean;

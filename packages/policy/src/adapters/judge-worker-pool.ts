@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { CpuClock } from '../cpu-clock.js';
 import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { describeCause } from '../describe-cause.js';
+import type { Loosening } from '../layers/merge-sandbox.js';
 import { PolicyError } from '../policy-file/policy-error.js';
 import type { CommandJudge } from '../ports/command-judge.js';
 import { SOURCE_ROOT } from '../shell/module-location.js';
-import type { FromWorker, ToWorker, WorkerStartError } from './judge-worker-protocol.js';
+import type { FromWorker, ManagedLayerText, ToWorker, WorkerStartError } from './judge-worker-protocol.js';
 
 /**
  * How much of the worker's CPU time a decision may take by default: 2 s,
@@ -30,7 +31,12 @@ export interface CommandJudgeWorkerOptions {
   readonly policyPath: string;
   /** The exact policy text to judge with (the text the caller loaded and hashed). */
   readonly policyText: string;
-  /** Refuse to start when the policy's embedded tests fail (`PolicyError` `POLICY_TESTS_FAILED`). */
+  /**
+   * A managed policy layer over this one (`LayeredPolicyEngine`): its exact
+   * text, judged with the policy text, the stricter decision winning.
+   */
+  readonly managed?: ManagedLayerText;
+  /** Refuse to start when the policy's embedded tests fail (`PolicyError` `POLICY_TESTS_FAILED`); with a managed layer, its tests too, on the layered result. */
   readonly requirePassingTests: boolean;
   /**
    * Check the rules' `examples` (refuse the policy when one fails). Default
@@ -144,6 +150,9 @@ export class JudgeWorkerPool implements CommandJudge {
   readonly #startTimeoutMs: number;
   readonly #workerPath: string;
   readonly #sha256: string;
+  readonly #managed: ManagedLayerText | undefined;
+  readonly #managedSha256: string | null;
+  #loosenings: readonly Loosening[] = [];
   /** Every started worker not yet ended (ready, starting, or being killed). */
   readonly #children = new Set<JudgeWorkerHandle>();
   readonly #pending = new Map<number, Pending>();
@@ -165,6 +174,11 @@ export class JudgeWorkerPool implements CommandJudge {
     this.#startTimeoutMs = options.startTimeoutMs ?? DEFAULT_JUDGE_START_TIMEOUT_MS;
     this.#workerPath = options.workerPath ?? join(SOURCE_ROOT, 'adapters', 'judge-worker.js');
     this.#sha256 = createHash('sha256').update(options.policyText, 'utf8').digest('hex');
+    this.#managed = options.managed;
+    this.#managedSha256 =
+      options.managed === undefined
+        ? null
+        : createHash('sha256').update(options.managed.text, 'utf8').digest('hex');
   }
 
   /** Starts the first worker and resolves once it is ready; rejects (leaving nothing running) when it cannot be. */
@@ -180,6 +194,16 @@ export class JudgeWorkerPool implements CommandJudge {
   /** Hex SHA-256 of the policy text, which every worker confirmed it parsed. */
   get sha256(): string {
     return this.#sha256;
+  }
+
+  /** Hex SHA-256 of the managed layer's text, which every worker confirmed it parsed; null without one. */
+  get managedSha256(): string | null {
+    return this.#managedSha256;
+  }
+
+  /** What the workspace policy asked beyond the managed layer, as the first worker found (empty without one). */
+  get loosenings(): readonly Loosening[] {
+    return this.#loosenings;
   }
 
   /** The ready worker's pid or thread id, if one runs (diagnostics and tests). */
@@ -355,6 +379,15 @@ export class JudgeWorkerPool implements CommandJudge {
                 );
                 return;
               }
+              if ((message.managedSha256 ?? null) !== this.#managedSha256) {
+                fail(
+                  new Error(
+                    `the policy judge worker parsed managed sha256 ${message.managedSha256 ?? '(none)'}, not the ${this.#managedSha256 ?? '(none)'} it was sent`,
+                  ),
+                );
+                return;
+              }
+              this.#loosenings = message.loosenings ?? [];
               ready = true;
               clearTimeout(timer);
               if (message.pid !== undefined && message.tid !== undefined) {
@@ -389,6 +422,7 @@ export class JudgeWorkerPool implements CommandJudge {
         type: 'init',
         policyPath: this.#policyPath,
         policyText: this.#policyText,
+        ...(this.#managed !== undefined && { managed: this.#managed }),
         requirePassingTests: this.#requirePassingTests,
         checkExamples: this.#checkExamples,
       };

@@ -1,4 +1,5 @@
 import type { CommandRequest, PolicyDecision } from '../decision.js';
+import type { Loosening } from '../layers/merge-sandbox.js';
 import type { PolicyErrorCode, PolicyIssue } from '../policy-file/policy-error.js';
 
 /**
@@ -6,8 +7,8 @@ import type { PolicyErrorCode, PolicyIssue } from '../policy-file/policy-error.j
  * `ChildProcessCommandJudge`) and its worker (`judge-worker.ts`): posted to
  * a worker thread, or JSON-serialized over the `fork` channel.
  *
- * 1. parent → `init` (the policy text, its path, whether embedded tests must pass and examples be checked)
- * 2. worker → `ready` (the sha256 of the text it parsed, and the process and
+ * 1. parent → `init` (the policy text, its path, the managed layer's text and path when there is one, whether embedded tests must pass and examples be checked)
+ * 2. worker → `ready` (the sha256 of each text it parsed, what the workspace asked beyond the managed layer, and the process and
  *    thread ids that judge, for the CPU clock) or `failed` (why; it then exits)
  * 3. parent → `judge` {id, request}, any number, not waiting for answers
  * 4. worker → `decision` {id, decision}, one per `judge`, in order
@@ -17,6 +18,8 @@ export type ToWorker =
       readonly type: 'init';
       readonly policyPath: string;
       readonly policyText: string;
+      /** The managed layer (`LayeredPolicyEngine`): judged with the workspace policy, the stricter decision wins. */
+      readonly managed?: ManagedLayerText;
       readonly requirePassingTests: boolean;
       /** Check the rules' `examples` (refuse the policy when one fails). Default true. */
       readonly checkExamples?: boolean;
@@ -27,6 +30,9 @@ export type FromWorker =
   | {
       readonly type: 'ready';
       readonly sha256: string;
+      /** With a managed layer: the sha256 of its text, and what the workspace asked beyond it. */
+      readonly managedSha256?: string;
+      readonly loosenings?: readonly Loosening[];
       /** The process and Linux thread that judge (`/proc/<pid>/task/<tid>`); absent where procfs does not answer. */
       readonly pid?: number;
       readonly tid?: number;
@@ -44,3 +50,9 @@ export type WorkerStartError =
       readonly issues: readonly PolicyIssue[];
     }
   | { readonly kind: 'other'; readonly message: string };
+
+/** A managed policy layer's exact text and the path that names it. */
+export interface ManagedLayerText {
+  readonly path: string;
+  readonly text: string;
+}

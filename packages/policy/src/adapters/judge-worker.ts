@@ -15,11 +15,14 @@ import { parentPort } from 'node:worker_threads';
 import { ownThreadId } from '../cpu-clock.js';
 import type { CommandRequest, PolicyDecision } from '../decision.js';
 import { createPolicyEngine, type PolicyEngine } from '../engine/policy-engine.js';
+import { createLayeredEngine, type LayeredPolicyEngine } from '../layers/layered-engine.js';
 import { parsePolicyText } from '../policy-file/load-policy.js';
 import { formatIssue, PolicyError } from '../policy-file/policy-error.js';
 import type { FromWorker, ToWorker, WorkerStartError } from './judge-worker-protocol.js';
 
-let engine: PolicyEngine | null = null;
+type FromWorkerReady = Extract<FromWorker, { type: 'ready' }>;
+
+let engine: PolicyEngine | LayeredPolicyEngine | null = null;
 let initialized = false;
 
 /** Sends to the parent; `then` runs once the message is handed over (at once for a thread). */
@@ -38,12 +41,26 @@ function send(message: FromWorker, then?: () => void): void {
 async function init(message: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   try {
     const policy = parsePolicyText(message.policyText, message.policyPath);
-    engine = await createPolicyEngine(policy, {
+    const options = {
       requirePassingTests: message.requirePassingTests,
       checkExamples: message.checkExamples ?? true,
-    });
+    };
+    let layered: Pick<FromWorkerReady, 'managedSha256' | 'loosenings'> = {};
+    if (message.managed === undefined) {
+      engine = await createPolicyEngine(policy, options);
+    } else {
+      const managed = parsePolicyText(message.managed.text, message.managed.path);
+      const built = await createLayeredEngine(managed, policy, options);
+      engine = built;
+      layered = { managedSha256: managed.sha256, loosenings: built.loosenings() };
+    }
     const tid = ownThreadId();
-    send({ type: 'ready', sha256: policy.sha256, ...(tid !== null && { pid: process.pid, tid }) });
+    send({
+      type: 'ready',
+      sha256: policy.sha256,
+      ...layered,
+      ...(tid !== null && { pid: process.pid, tid }),
+    });
   } catch (error) {
     // End once the answer is handed over: the parent rejects `start` with it.
     // (In a worker thread, `process.exit` ends the thread, not the process.)

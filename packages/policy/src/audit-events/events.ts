@@ -29,6 +29,8 @@ export interface PolicyInfo {
   readonly path: string;
   /** Hex SHA-256 of the policy file's bytes. */
   readonly sha256: string;
+  /** The managed layer over it (`/etc/termgate/managed.yaml`), when there is one: path and sha256 of its bytes. */
+  readonly managed?: { readonly path: string; readonly sha256: string };
 }
 
 /** What the gate decided for one verb, as recorded. */
@@ -46,6 +48,8 @@ export interface RecordedDecision {
    * approval's id and the channel the question goes through.
    */
   readonly approval?: { readonly id: string; readonly channel?: string; readonly reused?: true };
+  /** Under a managed policy layer: the layer that decided. */
+  readonly layer?: 'managed' | 'workspace';
 }
 
 /** How an `ask` was answered, as recorded in `terminal-answer`. */
@@ -144,7 +148,15 @@ export function decisionEvent(
             ...(decided.approval !== undefined ? { approval: { ...decided.approval } } : {}),
           }
         : {}),
-      ...(policy !== undefined ? { policy: { sha256: policy.sha256 } } : {}),
+      ...(policy !== undefined
+        ? {
+            policy: {
+              sha256: policy.sha256,
+              ...(policy.managed !== undefined && { managed: { sha256: policy.managed.sha256 } }),
+              ...(decided.layer !== undefined && { layer: decided.layer }),
+            },
+          }
+        : {}),
       ...caller,
       ...cap.fields(),
     },
@@ -295,7 +307,13 @@ export function serverStartEvent(info: ServerStartInfo): ServerRecord {
     host: { hostname: hostname() },
     termgate: {
       version: info.version,
-      policy: { path: info.policy.path, sha256: info.policy.sha256 },
+      policy: {
+        path: info.policy.path,
+        sha256: info.policy.sha256,
+        ...(info.policy.managed !== undefined && {
+          managed: { path: info.policy.managed.path, sha256: info.policy.managed.sha256 },
+        }),
+      },
       ...(info.sandbox !== undefined
         ? {
             sandbox: {

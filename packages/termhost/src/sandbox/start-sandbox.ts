@@ -32,6 +32,8 @@ export interface SandboxSettings {
 /** The server's own files, which no command may change or (but the first two) read. */
 export interface ServerPaths {
   readonly policyPath: string;
+  /** An administrator's managed policy file: read-only inside, like the policy. */
+  readonly managedPolicyPath?: string | null;
   readonly auditPath: string;
   /** termgate's installation: read-only inside (see `startSandbox`). */
   readonly installRoot: string;
@@ -79,8 +81,8 @@ export interface Sandbox<P> {
  * server then refuses to start. First, the probe: on a machine where
  * bubblewrap cannot run, that is the one thing to say.
  *
- * Whatever the settings say, the policy file and termgate's installation
- * are read-only inside, and the audit trail's directory is hidden (the
+ * Whatever the settings say, the policy file, the managed policy file and
+ * termgate's installation are read-only inside, and the audit trail's directory is hidden (the
  * link, every rotated segment, the lock). A trail whose directory is, lies
  * in or holds a writable directory cannot be protected: that is refused.
  * The signing key, when there is one, and every server's runtime directory
@@ -138,6 +140,7 @@ export async function startSandbox<P extends { close(): unknown }>(
         ...(section.unixSockets?.allow ?? []),
         auditDir,
         realpathSync(paths.policyPath),
+        ...(paths.managedPolicyPath ? [realpathSync(paths.managedPolicyPath)] : []),
         realpathSync(paths.installRoot),
         ...(paths.signingKeyPath ? [realpathSync(paths.signingKeyPath)] : []),
         join(runtimeDir, 'proxy.sock'),
@@ -168,6 +171,7 @@ export async function startSandbox<P extends { close(): unknown }>(
       protect: {
         readOnly: [
           realpathSync(paths.policyPath),
+          ...(paths.managedPolicyPath ? [realpathSync(paths.managedPolicyPath)] : []),
           ...installation(realpathSync(paths.installRoot), section.writable),
         ],
         // Every server's runtime directory (its private /tmp and proxy socket) is hidden too.
