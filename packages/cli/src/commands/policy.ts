@@ -1,15 +1,20 @@
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   type CommandRequest,
+  createLayeredEngine,
   createPolicyEngine,
   type Explanation,
   INSTALL_ROOT,
+  type LayeredPolicyEngine,
   type LoadedPolicy,
   lintPolicy,
   loadPolicyFile,
-  type PolicyEngine,
+  managedPolicyPath,
+  type PolicyDecision,
   PolicyError,
+  type PolicyLayerName,
   runPolicyTests,
   SandboxProfiler,
   sandboxProfileSha256,
@@ -28,6 +33,10 @@ export const POLICY_USAGE = `Usage:
   termgate policy explain FILE --json        batch: JSON Lines {"command", "args"?, "cwd"?, "env"?} on stdin,
                                              one decision object per line on stdout, in order
   termgate policy [SUBCOMMAND] -h|--help     print this help
+Each subcommand takes --managed-policy FILE, as serve does: the managed layer over FILE where the
+system has none; /etc/termgate/managed.yaml is in force whenever it exists. Under a managed layer,
+check and test also run its tests on the layered result and warn where FILE tries to loosen it,
+and explain says which layer decided.
 Exit status: 0 ok/allowed, 1 invalid/failed/denied, 2 usage error, 3 (explain) approval needed: ask.
 `;
 
@@ -84,13 +93,51 @@ function fileArg(positionals: readonly string[]): string {
   return file;
 }
 
+const MANAGED_OPTION = { 'managed-policy': { type: 'string' } } as const;
+
+/** The managed layer in force for `values` (`--managed-policy`, or the system file), loaded; null when none. */
+async function managedLayer(values: { readonly 'managed-policy'?: unknown }): Promise<LoadedPolicy | null> {
+  const requested = typeof values['managed-policy'] === 'string' ? values['managed-policy'] : null;
+  let path: string | null;
+  try {
+    path = managedPolicyPath(requested === null ? null : resolve(requested));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return path === null ? null : loadPolicyFile(path);
+}
+
+/** Under a managed layer: its tests on the layered result, and where the workspace tries to loosen it (warnings). */
+function reportLayers(layered: LayeredPolicyEngine, io: CliIo): number {
+  const { managed, workspace } = layered.layers;
+  for (const l of layered.loosenings()) {
+    io.stderr.write(`warning: ${workspace.path}: ${l.key}: ${l.message} [loosens-managed]\n`);
+  }
+  const report = layered.managedTests();
+  for (const r of report.results.filter((r) => !r.passed)) {
+    io.stderr.write(
+      `${managed.path}:${r.test.position.line}:${r.test.position.column}: ${testLabel(r.test)}: ${r.failure} with ${workspace.path} added (${r.decision.reason})\n`,
+    );
+  }
+  if (report.failed > 0) {
+    io.stderr.write(
+      `${managed.path}: ${report.failed} of ${report.results.length} managed test(s) failed on the layered result; serve refuses these policies together\n`,
+    );
+  }
+  return report.failed;
+}
+
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parse(args);
+  const { positionals, values } = parse(args, MANAGED_OPTION);
   if (positionals.length !== 1) throw new UsageError('check takes exactly one FILE');
   const policy = await loadPolicyFile(fileArg(positionals));
+  const managed = await managedLayer(values);
   // Creating the engine checks every rule's match:/notMatch: examples; the
   // embedded tests run too, since `serve` refuses a policy whose tests fail.
   const report = runPolicyTests(await createPolicyEngine(policy), policy);
+  const layered = managed === null ? null : await createLayeredEngine(managed, policy);
+  const managedFailed = layered === null ? 0 : reportLayers(layered, io);
+  if (managedFailed > 0 && report.failed === 0) return 1;
   if (report.failed > 0) {
     for (const r of report.results.filter((r) => !r.passed)) {
       io.stderr.write(
@@ -105,7 +152,12 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   io.stdout.write(
     `ok: ${policy.path}: default ${policy.default}, ${policy.rules.length} rule(s), ${policy.tests.length} test(s) passed, sha256 ${policy.sha256}\n`,
   );
-  io.stdout.write(`${sandboxSummary(policy)}\n`);
+  if (managed !== null) {
+    io.stdout.write(
+      `managed: ${managed.path}: default ${managed.default}, ${managed.rules.length} rule(s), ${managed.tests.length} test(s) passed on the layered result, sha256 ${managed.sha256}\n`,
+    );
+  }
+  io.stdout.write(`${sandboxSummary(layered?.layers.effective ?? policy)}\n`);
   for (const w of lintPolicy(policy, { auditPath: defaultAuditPath() })) {
     const where = w.position
       ? `${policy.path}:${w.position.line}:${w.position.column}: `
@@ -116,10 +168,12 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function test(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parse(args);
+  const { positionals, values } = parse(args, MANAGED_OPTION);
   if (positionals.length !== 1) throw new UsageError('test takes exactly one FILE');
   const policy = await loadPolicyFile(fileArg(positionals));
+  const managed = await managedLayer(values);
   const report = runPolicyTests(await createPolicyEngine(policy), policy);
+  const managedFailed = managed === null ? 0 : reportLayers(await createLayeredEngine(managed, policy), io);
   for (const r of report.results) {
     const where = `${policy.path}:${r.test.position.line}:${r.test.position.column}`;
     const what = testLabel(r.test);
@@ -130,7 +184,7 @@ async function test(args: readonly string[], io: CliIo): Promise<number> {
     );
   }
   io.stdout.write(`${report.passed} passed, ${report.failed} failed\n`);
-  return report.failed === 0 ? 0 : 1;
+  return report.failed === 0 && managedFailed === 0 ? 0 : 1;
 }
 
 function testLabel(test: LoadedPolicy['tests'][number]): string {
@@ -155,11 +209,14 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
     argv: { type: 'boolean' },
     cwd: { type: 'string' },
     env: { type: 'string', multiple: true },
+    ...MANAGED_OPTION,
   });
   const file = fileArg(positionals);
   const words = positionals.slice(1);
-  const policy = await loadPolicyFile(file);
-  const engine = await createPolicyEngine(policy);
+  const workspace = await loadPolicyFile(file);
+  const managed = await managedLayer(values);
+  const engine = await explainer(workspace, managed);
+  const policy = engine.policy;
   if (words.length === 0) {
     if (!values.json)
       throw new UsageError('explain needs -- COMMAND LINE (or --json for JSON Lines on stdin)');
@@ -179,18 +236,66 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
         env,
       }
     : { command: words.join(' '), args: null, cwd: (values.cwd as string | undefined) ?? process.cwd(), env };
-  const explanation = engine.explain(request);
-  const sandbox = sandboxOf(policy, explanation);
+  const shown = engine.explain(request);
+  const sandbox = sandboxOf(policy, shown.decision, managed);
   io.stdout.write(
     values.json
-      ? `${JSON.stringify({ ...toJson(explanation), ...(sandbox && { sandbox }) })}\n`
-      : toText(explanation, policy) + sandboxText(sandbox, policy),
+      ? `${JSON.stringify({ ...toJson(shown), ...(sandbox && { sandbox }) })}\n`
+      : toText(shown) + sandboxText(sandbox, policy),
   );
-  return EXPLAIN_EXIT[explanation.decision.decision];
+  return EXPLAIN_EXIT[shown.decision.decision];
+}
+
+/** What `explain` shows: the decision, and each layer's verdicts (one section without a managed layer). */
+interface Shown {
+  readonly decision: PolicyDecision;
+  readonly sections: readonly {
+    readonly layer: PolicyLayerName | null;
+    readonly policy: LoadedPolicy;
+    readonly explanation: Explanation;
+  }[];
+}
+
+interface Explainer {
+  /** The policy enforced besides the judge (under a managed layer, the merged one). */
+  readonly policy: LoadedPolicy;
+  explain(request: CommandRequest): Shown;
+}
+
+async function explainer(workspace: LoadedPolicy, managed: LoadedPolicy | null): Promise<Explainer> {
+  if (managed === null) {
+    const engine = await createPolicyEngine(workspace);
+    return {
+      policy: workspace,
+      explain: (request) => {
+        const explanation = engine.explain(request);
+        return {
+          decision: explanation.decision,
+          sections: [{ layer: null, policy: workspace, explanation }],
+        };
+      },
+    };
+  }
+  const layered = await createLayeredEngine(managed, workspace);
+  return {
+    policy: layered.layers.effective,
+    explain: (request) => {
+      const e = layered.explain(request);
+      const managedSection = { layer: 'managed' as const, policy: managed, explanation: e.managed };
+      const workspaceSection = { layer: 'workspace' as const, policy: workspace, explanation: e.workspace };
+      return {
+        decision: e.decision,
+        sections:
+          e.decision.layer === 'managed'
+            ? [managedSection, workspaceSection]
+            : [workspaceSection, managedSection],
+      };
+    },
+  };
 }
 
 /** One decision object per input line, in order; a bad line yields `{"line": n, "error": …}`. */
-async function batch(engine: PolicyEngine, io: CliIo): Promise<number> {
+async function batch(engine: Explainer, io: CliIo): Promise<number> {
   const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   for await (const text of lines) {
@@ -234,9 +339,10 @@ function toRequest(value: unknown): CommandRequest {
   };
 }
 
-function toJson(e: Explanation): object {
+function toJson(shown: Shown): object {
+  const e = shown.sections[0]!.explanation;
   return {
-    ...e.decision,
+    ...shown.decision,
     problems: e.analysis.problems.map((p) => ({
       kind: p.kind,
       message: p.message,
@@ -246,14 +352,30 @@ function toJson(e: Explanation): object {
   };
 }
 
-function toText(e: Explanation, policy: LoadedPolicy): string {
-  const d = e.decision;
+function toText(shown: Shown): string {
+  const d = shown.decision;
+  const [first] = shown.sections;
+  const e = first!.explanation;
   const lines = [
     `decision: ${d.decision}`,
-    `rules:    ${d.ruleIds.length ? d.ruleIds.join(', ') : `(none: default ${policy.default})`}`,
+    ...(first!.layer === null ? [] : [`layer:    ${first!.layer} (${first!.policy.path})`]),
+    `rules:    ${d.ruleIds.length ? d.ruleIds.join(', ') : `(none: default ${first!.policy.default})`}`,
     `reason:   ${d.reason}`,
     `cwd:      ${d.resolvedCwd ?? '(unresolved)'}`,
-    'commands:',
+    ...shown.sections.flatMap((section) => [
+      section.layer === null ? 'commands:' : `commands, ${section.layer} layer (${section.policy.path}):`,
+      ...verdictLines(section.explanation, section.layer !== null),
+    ]),
+  ];
+  if (e.analysis.problems.length > 0) {
+    lines.push('cannot judge:', ...e.analysis.problems.map((p) => `  ${p.kind}: ${p.message}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Each command's verdict; with `refusals`, the line-level ones too (a layer's cwd, env, dynamic constructs). */
+function verdictLines(e: Explanation, refusals: boolean): string[] {
+  return [
     ...e.verdicts.map((v) => {
       const via = v.command.via.length ? `  [via ${v.command.via.join(' > ')}]` : '';
       const rules = v.rules.length
@@ -265,11 +387,8 @@ function toText(e: Explanation, policy: LoadedPolicy): string {
       );
       return `  ${v.decision.padEnd(5)} ${JSON.stringify(v.command.argv)}${via}  ← ${rules}${writes.join('')}`;
     }),
+    ...(refusals ? e.refusals.map((r) => `  refused: ${r}`) : []),
   ];
-  if (e.analysis.problems.length > 0) {
-    lines.push('cannot judge:', ...e.analysis.problems.map((p) => `  ${p.kind}: ${p.message}`));
-  }
-  return `${lines.join('\n')}\n`;
 }
 
 interface ExplainedSandbox {
@@ -283,13 +402,20 @@ interface ExplainedSandbox {
  * the trail's path is not known here). `null` when the sandbox is off or the
  * line is refused (an `ask` shows the profile an approval would run it under).
  */
-function sandboxOf(policy: LoadedPolicy, e: Explanation): ExplainedSandbox | null {
-  if (policy.sandbox.mode !== 'required' || e.decision.decision === 'deny') return null;
+function sandboxOf(
+  policy: LoadedPolicy,
+  decision: PolicyDecision,
+  managed: LoadedPolicy | null,
+): ExplainedSandbox | null {
+  if (policy.sandbox.mode !== 'required' || decision.decision === 'deny') return null;
   const profiler = new SandboxProfiler(policy.sandbox, {
     privateTmp: '(a private directory created at start)',
-    protect: { readOnly: [policy.path, INSTALL_ROOT], hidden: [] },
+    protect: {
+      readOnly: [policy.path, ...(managed === null ? [] : [managed.path]), INSTALL_ROOT],
+      hidden: [],
+    },
   });
-  const profile = profiler.profile(e.decision.resolvedCwd ?? process.cwd());
+  const profile = profiler.profile(decision.resolvedCwd ?? process.cwd());
   return { sha256: sandboxProfileSha256(profile), profile };
 }
 
