@@ -14,7 +14,7 @@ import {
 import { WorkerThreadCommandJudge } from '@termgate/policy/adapters';
 import type { Notices } from '../logging.js';
 import { defaultAuditPath } from '../serve/default-audit-path.js';
-import { PolicyCheckCache } from '../serve/policy-check-cache.js';
+import { PolicyCheckCache, policyChecksText } from '../serve/policy-check-cache.js';
 import { type SandboxRuntime, startSandbox } from '../serve/sandbox-runtime.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { TERMGATE_VERSION } from '../version.js';
@@ -120,10 +120,7 @@ async function startJudge(
   const sandboxed = policy.sandbox.mode === 'required' || managed?.sandbox.mode === 'required';
   const cache = sandboxed ? policyCheckCache(auditPathOf(config)) : null;
   // The cache's key covers every layer: a managed test passed with one workspace policy, not another.
-  const checkedText =
-    managed === null
-      ? policy.text
-      : JSON.stringify(['layers', managed.path, managed.text, policy.path, policy.text]);
+  const checkedText = policyChecksText(policy, managed);
   const checked = cache?.passed(checkedText) ?? false;
   const judge = await WorkerThreadCommandJudge.start({
     policyPath: policy.path,

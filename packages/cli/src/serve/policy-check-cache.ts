@@ -14,6 +14,20 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * What a start's checks are keyed by: the policy text alone, or under a
+ * managed layer both layers' paths and texts (the managed tests passed with
+ * this workspace policy, not another; the examples of both were checked).
+ * A layered key is a JSON array, which is never a valid policy text.
+ */
+export function policyChecksText(
+  workspace: { readonly path: string; readonly text: string },
+  managed: { readonly path: string; readonly text: string } | null,
+): string {
+  if (managed === null) return workspace.text;
+  return JSON.stringify(['layers', managed.path, managed.text, workspace.path, workspace.text]);
+}
+
 /** The cache's directory inside the audit trail's directory (which the sandbox hides from every command). */
 export const POLICY_CHECKS_DIRECTORY = '.policy-checks';
 

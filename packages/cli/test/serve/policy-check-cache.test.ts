@@ -9,7 +9,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { POLICY_CHECKS_DIRECTORY, PolicyCheckCache } from '../../src/serve/policy-check-cache.js';
+import {
+  POLICY_CHECKS_DIRECTORY,
+  PolicyCheckCache,
+  policyChecksText,
+} from '../../src/serve/policy-check-cache.js';
 
 // Outside /tmp: the suite's sandboxed checks hide /tmp, so scratch lives in /var/tmp.
 let dir: string;
@@ -28,6 +32,26 @@ describe("PolicyCheckCache: an entry is trusted only when it is the server's own
     expect(cache.passed(POLICY)).toBe(true);
     expect(cache.passed(`${POLICY} `)).toBe(false);
     expect(PolicyCheckCache.in(dir, '1.0.1').passed(POLICY)).toBe(false);
+  });
+
+  test('under a managed layer the key covers both layers: a pass with one pair is not a pass for another', () => {
+    const cache = PolicyCheckCache.in(dir, '1.0.0');
+    const workspace = { path: '/ws/policy.yaml', text: POLICY };
+    const managed = { path: '/etc/termgate/managed.yaml', text: 'default: allow\n' };
+    const layered = policyChecksText(workspace, managed);
+    expect(policyChecksText(workspace, null)).toBe(POLICY);
+    // The workspace policy alone passed: its layered start still runs the managed tests.
+    cache.record(POLICY);
+    expect(cache.passed(layered)).toBe(false);
+    cache.record(layered);
+    expect(cache.passed(layered)).toBe(true);
+    expect(cache.passed(policyChecksText(workspace, { ...managed, text: 'default: deny\n' }))).toBe(false);
+    expect(cache.passed(policyChecksText({ ...workspace, text: `${POLICY}# changed\n` }, managed))).toBe(
+      false,
+    );
+    expect(cache.passed(policyChecksText(workspace, { ...managed, path: '/elsewhere/managed.yaml' }))).toBe(
+      false,
+    );
   });
 
   test('the directory is created owner-only; the entry is owner-only', () => {
