@@ -111,7 +111,7 @@ export function runtimeConfig(
     ...audit,
     ...(approvalTimeoutMs !== undefined && { approvalTimeoutMs }),
     policyPath: absolute(get('--policy')),
-    managedPolicyPath: absolute(get('--managed-policy')),
+    ...(get('--managed-policy') !== undefined && { managedPolicyPath: absolute(get('--managed-policy')) }),
     auditPath: absolute(get('--audit')),
     auditFsync,
     shell: get('--shell') ?? null,

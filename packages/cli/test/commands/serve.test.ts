@@ -5,6 +5,13 @@ import { PassThrough } from 'node:stream';
 import { parseServeArgs, serveCommand, UsageError } from '../../src/commands/serve.js';
 
 describe('parseServeArgs', () => {
+  it('reads --managed-policy, resolved against the cwd', () => {
+    expect(parseServeArgs(['--managed-policy', 'fleet/managed.yaml'], '/work').managedPolicyPath).toBe(
+      '/work/fleet/managed.yaml',
+    );
+    expect(parseServeArgs([], '/work')).not.toHaveProperty('managedPolicyPath');
+  });
+
   it('resolves relative paths against the cwd and defaults the rest', () => {
     expect(parseServeArgs(['--policy', 'p.yaml', '--audit', '/var/log/a.jsonl'], '/work')).toEqual({
       policyPath: '/work/p.yaml',
