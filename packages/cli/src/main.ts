@@ -10,15 +10,15 @@ import { TERMGATE_VERSION } from './version.js';
 const USAGE = `termgate ${TERMGATE_VERSION}: a policy-gated terminal host for coding agents
 
 Usage:
-  termgate serve [--policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH]
+  termgate serve [--policy FILE] [--managed-policy FILE] [--audit FILE] [--audit-fsync] [--shell PATH]
                  [--log-level LEVEL] [--log-format json|pretty]
                  [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
                  [--audit-checkpoint-every N] [--audit-checkpoint-interval DURATION]
                  [--approval-timeout SECONDS] [--approval-state-ttl SECONDS]
   termgate acp-proxy [same options as serve but --approval-state-ttl] -- AGENT [ARG...]
-  termgate policy check FILE
-  termgate policy test FILE
-  termgate policy explain FILE [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
+  termgate policy check FILE [--managed-policy FILE]
+  termgate policy test FILE [--managed-policy FILE]
+  termgate policy explain FILE [--managed-policy FILE] [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
   termgate policy explain FILE --json < requests.jsonl
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
   termgate audit keygen FILE
