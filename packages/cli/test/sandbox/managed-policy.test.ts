@@ -1,14 +1,17 @@
 /**
- * The managed policy file under the sandbox (run as root in CI): a command
- * cannot rewrite, replace or remove it, even placed inside the writable
+ * The managed policy file under the sandbox, with the server as root (CI)
+ * and as an unprivileged user (nobody, through setpriv, when the tests run
+ * as root; else the tests' own user): a command cannot rewrite, replace or
+ * remove it, even placed inside the writable (here world-writable)
  * workspace, where only the always-on protection keeps it read-only; a
  * workspace policy that turns the sandbox off still runs every command
  * confined, because the managed layer requires it; and an administrator who
  * hides the file keeps it unreadable too.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { WireServer } from '../e2e/support/wire-server.js';
+import { SERVER_BIN, WireServer } from '../e2e/support/wire-server.js';
 import { auditRecords, makeWorld, run, type SandboxWorld } from './support/sandbox-fixture.js';
 
 function managedText(hidden: boolean): string {
@@ -28,10 +31,32 @@ function managedText(hidden: boolean): string {
   ].join('\n');
 }
 
+const asRoot = process.getuid?.() === 0;
+const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
+
+/** serve in the world, as this process's user or (when root) as nobody. */
+function serve(world: SandboxWorld, managed: string, unprivileged: boolean): WireServer {
+  const args = ['--policy', world.policyPath, '--managed-policy', managed, '--audit', world.auditPath];
+  const options = { cwd: world.workspace, env: { ...process.env, HOME: world.home } };
+  if (!unprivileged || !asRoot) return WireServer.start(args, options);
+  for (const dir of [world.root, world.workspace, world.home, path.join(world.root, 'state')])
+    chmodSync(dir, 0o777);
+  chmodSync(world.policyPath, 0o644);
+  chmodSync(managed, 0o644);
+  if (spawnSync(NOBODY[0]!, [...NOBODY.slice(1), 'test', '-r', SERVER_BIN]).status !== 0) {
+    throw new Error(
+      `user nobody cannot read ${SERVER_BIN}: this suite needs the checkout readable by other users`,
+    );
+  }
+  return WireServer.start(args, { ...options, wrap: NOBODY });
+}
+
 describe.each([
-  ['read-only', false],
-  ['hidden by the administrator', true],
-] as const)('the managed policy file, %s', (_label, hidden) => {
+  ['read-only, server as root', false, false],
+  ['hidden by the administrator, server as root', true, false],
+  ['read-only, server unprivileged', false, true],
+  ['hidden by the administrator, server unprivileged', true, true],
+] as const)('the managed policy file, %s', (_label, hidden, unprivileged) => {
   let world: SandboxWorld;
   let server: WireServer;
   let managed: string;
@@ -43,10 +68,7 @@ describe.each([
     managed = path.join(world.workspace, 'managed.yaml');
     original = managedText(hidden);
     writeFileSync(managed, original);
-    server = WireServer.start(
-      ['--policy', world.policyPath, '--managed-policy', managed, '--audit', world.auditPath],
-      { cwd: world.workspace, env: { ...process.env, HOME: world.home } },
-    );
+    server = serve(world, managed, unprivileged);
   });
 
   afterAll(async () => {
