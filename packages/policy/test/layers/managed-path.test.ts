@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MANAGED_POLICY_PATH, managedPolicyPath } from '@termgate/policy';
@@ -23,8 +23,34 @@ describe('which managed policy file is in force', () => {
     expect(managedPolicyPath('/x/m.yaml', absent)).toBe('/x/m.yaml');
   });
 
-  test('a system file is in force without a flag', () => {
-    expect(managedPolicyPath(null, system)).toBe(system);
+  const asRoot = process.getuid?.() === 0;
+
+  test(`a system file is in force without a flag ${asRoot ? '(root-owned here)' : '(refused here: not root-owned)'}`, () => {
+    if (asRoot) expect(managedPolicyPath(null, system)).toBe(system);
+    else expect(() => managedPolicyPath(null, system)).toThrow(/is owned by uid \d+, not root/);
+  });
+
+  test('attack: a system file others may write is not trusted', () => {
+    const sub = join(dir, 'writable-file');
+    mkdirSync(sub, { mode: 0o755 });
+    const file = join(sub, 'managed.yaml');
+    writeFileSync(file, 'default: deny\n');
+    chmodSync(file, 0o666);
+    expect(() => managedPolicyPath(null, file)).toThrow(
+      asRoot ? /writable by its group or others \(mode 666\)/ : /not root/,
+    );
+  });
+
+  test('attack: a system file in a directory others may write is not trusted (they could replace it)', () => {
+    const sub = join(dir, 'writable-dir');
+    mkdirSync(sub);
+    chmodSync(sub, 0o777);
+    const file = join(sub, 'managed.yaml');
+    writeFileSync(file, 'default: deny\n');
+    chmodSync(file, 0o644);
+    expect(() => managedPolicyPath(null, file)).toThrow(
+      asRoot ? /its directory .*writable-dir is writable by its group or others \(mode 777\)/ : /not root/,
+    );
   });
 
   test('attack: a flag cannot replace the system file', () => {
