@@ -55,7 +55,7 @@ export async function startPolicyRuntime(
   notices.notice(
     sandbox === null
       ? 'sandbox off: commands run unconfined (the policy still judges every line)'
-      : `sandbox on (bubblewrap): writable ${policy.sandbox.writable.join(', ') || '(none)'}; network ${describeNetwork(policy.sandbox.network)}`,
+      : `sandbox on (${sandbox.layers.tier?.startsWith('landlock') ? 'landlock tier' : 'bubblewrap'}): writable ${policy.sandbox.writable.join(', ') || '(none)'}; network ${describeNetwork(policy.sandbox.network)}`,
   );
   notices.anchor(`audit head at start: ${anchorOf(sink.head)} (keep it: termgate audit verify --anchor)`, {
     auditHead: anchorOf(sink.head),

@@ -106,6 +106,11 @@ export interface PolicyTest {
  */
 export interface SandboxPolicy {
   readonly mode: 'required' | 'off';
+  /**
+   * The confinement tier (docs/SANDBOX-TIERS.md): `auto` the strongest that
+   * works here, namespaces before landlock. Absent (a policy built by hand): `auto`.
+   */
+  readonly tier?: 'auto' | 'namespaces' | 'landlock';
   readonly writable: readonly string[];
   readonly readOnly: readonly string[];
   readonly hidden: readonly string[];

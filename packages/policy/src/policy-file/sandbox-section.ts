@@ -10,6 +10,7 @@ import type { DocPath } from './yaml-locate.js';
 /** The `sandbox` section as the schema admits it. */
 export interface RawSandbox {
   mode: 'required' | 'off';
+  tier?: 'auto' | 'namespaces' | 'landlock';
   filesystem?: {
     writable?: string[];
     readOnly?: string[];
@@ -90,6 +91,7 @@ export function buildSandboxPolicy(raw: RawSandbox | undefined, policyDir: strin
   const network = raw.network ?? 'none';
   return Object.freeze({
     mode: raw.mode,
+    tier: raw.tier ?? 'auto',
     writable: paths(fs.writable, [SERVER_CWD]),
     readOnly: paths(fs.readOnly, [], true),
     hidden: paths(fs.hidden, []),
@@ -122,6 +124,7 @@ const SERVER_CWD = ['$', '{SERVER_CWD}'].join('');
 
 const OFF: SandboxPolicy = Object.freeze({
   mode: 'off',
+  tier: 'auto',
   writable: Object.freeze([]),
   readOnly: Object.freeze([]),
   hidden: Object.freeze([]),

@@ -37,6 +37,9 @@ export {
 export { commandSpawner, type SpawnerLog } from './command-spawner.js';
 export { findOnPath } from './executable-check.js';
 export type { ProxiedConnection, RefusalReason, RefusedConnection } from './http-allowlist-proxy.js';
+export { type LandlockSteps, landlockArgv, landlockVersionArgv, type PathRule } from './landlock-launcher.js';
+export { LANDLOCK_MIN_ABI, landlockRules } from './landlock-rules.js';
+export { LandlockSandbox, type LandlockSandboxOptions } from './landlock-sandbox.js';
 export { type LaunchSteps, launch, launcherArgv } from './perl-launcher.js';
 export {
   DEFAULT_SANDBOX_USER,
@@ -46,9 +49,10 @@ export {
 } from './sandbox-identity.js';
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-limits.js';
 export { SandboxUnavailableError } from './sandbox-unavailable-error.js';
-export { compileSeccompFilter, REFUSED_SYSCALLS } from './seccomp-filter.js';
+export { compileSeccompFilter, type LandlockFilterRules, REFUSED_SYSCALLS } from './seccomp-filter.js';
 export { SETPRIV_DROP_PTRACE, SetprivProcessSpawner } from './setpriv-process-spawner.js';
 export {
+  landlockViewLayers,
   type ProfilerSetup,
   type Sandbox,
   type SandboxConfig,
@@ -59,3 +63,4 @@ export {
   viewLayers,
 } from './start-sandbox.js';
 export { type TerminalCgroup, type TerminalCgroupLimits, TerminalCgroups } from './terminal-cgroups.js';
+export { type ChosenTier, chooseTier, type SandboxTier, type SandboxTierSetting } from './tier.js';

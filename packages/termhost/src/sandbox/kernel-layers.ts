@@ -12,7 +12,7 @@ import {
   type SandboxLimits,
 } from './sandbox-limits.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
-import { compileSeccompFilter, type SeccompFilter } from './seccomp-filter.js';
+import { compileSeccompFilter, type LandlockFilterRules, type SeccompFilter } from './seccomp-filter.js';
 import { type TerminalCgroup, TerminalCgroups } from './terminal-cgroups.js';
 
 /**
@@ -50,6 +50,8 @@ export interface KernelOptions {
   readonly identity?: SandboxIdentity | null;
   readonly limits?: SandboxLimits;
   readonly cgroups?: boolean;
+  /** The Landlock tier's additions to the syscall filter (`seccomp-filter.ts`); absent: the namespaces tier's filter. */
+  readonly landlock?: LandlockFilterRules;
 }
 
 /** The filter's descriptor in the spawned chain: the first one after stdin, stdout and stderr. */
@@ -79,7 +81,7 @@ export function kernelLayers(options: KernelOptions): KernelLayers {
     }
   }
   const prlimit = cgroups === null ? findProgram('prlimit', SYSTEM_PATH, 'util-linux') : null;
-  const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'));
+  const filter = compileSeccompFilter(join(options.runtimeDir, 'seccomp.bpf'), options.landlock);
   return {
     identity,
     perl,

@@ -136,9 +136,48 @@ for name, flag in spec["namespaceFlags"].items():
     # In clone's flags the low byte is the exit signal, so CLONE_NEWTIME (0x80) is no flag there.
     if flag > 0xff:
         f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+# The Landlock tier (no network namespace): see LandlockFilterRules.
+ll = spec.get("landlock")
+if ll is not None:
+    low = 0xffffffff  # the kernel reads these int arguments as 32 bits: compare only those
+    for family in range(64):
+        if family not in ll["socketFamilies"]:
+            f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.MASKED_EQ, low, family))
+        if family != 1:
+            f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socketpair", seccomp.Arg(0, seccomp.MASKED_EQ, low, family))
+    if ll["streamOnly"]:
+        for family in (2, 10):
+            fam = seccomp.Arg(0, seccomp.MASKED_EQ, low, family)
+            for kind in range(16):
+                if kind != 1:  # SOCK_STREAM; the bits above 0xf are SOCK_NONBLOCK/SOCK_CLOEXEC
+                    f.add_rule(seccomp.ERRNO(errno.EPERM), "socket", fam, seccomp.Arg(1, seccomp.MASKED_EQ, 0xf, kind))
+            # Only IPPROTO_IP (0) and IPPROTO_TCP (6): MPTCP (262), SCTP (132) and the rest escape Landlock's TCP rules.
+            for proto in (1, 2, 3, 4, 5, 7):
+                f.add_rule(seccomp.ERRNO(errno.EPERM), "socket", fam, seccomp.Arg(2, seccomp.MASKED_EQ, low, proto))
+            for bit in range(3, 32):
+                f.add_rule(seccomp.ERRNO(errno.EPERM), "socket", fam, seccomp.Arg(2, seccomp.MASKED_EQ, 1 << bit, 1 << bit))
+        # MSG_FASTOPEN connects inside sendto/sendmsg, past Landlock's connect hook.
+        fastopen = 0x20000000
+        for name, arg in (("sendto", 3), ("sendmsg", 2), ("sendmmsg", 3)):
+            f.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(arg, seccomp.MASKED_EQ, fastopen, fastopen))
 with open(spec["out"], "wb") as out:
     f.export_bpf(out)
 `;
+
+/**
+ * What the Landlock tier's filter refuses beyond the common one, where no
+ * network namespace stands between a command and the host's network:
+ * `socket` of every family but `socketFamilies` (EAFNOSUPPORT), `socketpair`
+ * of every family but AF_UNIX, and with `streamOnly` (every network but
+ * `all`) an AF_INET/AF_INET6 socket that is not SOCK_STREAM with protocol 0
+ * or IPPROTO_TCP (UDP, raw, MPTCP, SCTP: Landlock's rules name TCP ports
+ * only), and `sendto`/`sendmsg`/`sendmmsg` with MSG_FASTOPEN (TCP Fast Open
+ * connects past Landlock's connect check).
+ */
+export interface LandlockFilterRules {
+  readonly socketFamilies: readonly number[];
+  readonly streamOnly: boolean;
+}
 
 /** Where the compiler's interpreter is looked for: the system's, which python3-seccomp installs into. */
 const SYSTEM_PATH = '/usr/bin:/bin';
@@ -157,7 +196,7 @@ export interface SeccompFilter {
  * system's `python3` or libseccomp's bindings are missing, or the result is
  * not a BPF program.
  */
-export function compileSeccompFilter(outPath: string): SeccompFilter {
+export function compileSeccompFilter(outPath: string, landlock?: LandlockFilterRules): SeccompFilter {
   const python = findOnPath('python3', SYSTEM_PATH);
   if (python === null) {
     throw new SandboxUnavailableError(
@@ -170,6 +209,7 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
     namespaceFlags: NAMESPACE_FLAGS,
     refusedFamilies: Object.values(REFUSED_SOCKET_FAMILIES),
     setidModes: SETID_MODE_CALLS,
+    ...(landlock !== undefined && { landlock }),
     out: outPath,
   });
   try {
@@ -203,6 +243,17 @@ export function compileSeccompFilter(outPath: string): SeccompFilter {
       ...Object.keys(REFUSED_SOCKET_FAMILIES).map((family) => `socket(${family}) (EAFNOSUPPORT)`),
       'chmod/fchmod/fchmodat/fchmodat2/mknod/mknodat/creat/open/openat with a set-user-ID or set-group-ID mode',
       'openat2 (ENOSYS)',
+      ...(landlock === undefined
+        ? []
+        : [
+            `socket of every family but ${landlock.socketFamilies.join('/')} and socketpair but AF_UNIX (EAFNOSUPPORT)`,
+            ...(landlock.streamOnly
+              ? [
+                  'IPv4/IPv6 sockets but TCP (no UDP, raw, MPTCP or SCTP)',
+                  'sendto/sendmsg/sendmmsg with MSG_FASTOPEN',
+                ]
+              : []),
+          ]),
     ],
   };
 }

@@ -3,9 +3,11 @@ import { tmpdir, totalmem } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { ProcessSpawner } from '../ports/process-spawner.js';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
+import { LandlockSandbox } from './landlock-sandbox.js';
 import type { ProxiedConnection, RefusedConnection } from './refusal-window.js';
 import { DEFAULT_SANDBOX_USER, grantSandboxAccess, resolveSandboxIdentity } from './sandbox-identity.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-limits.js';
+import { chooseTier, noTierWorks, type SandboxTierSetting } from './tier.js';
 
 /**
  * What the sandbox is asked to enforce: the policy file's `sandbox` section
@@ -15,6 +17,8 @@ import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-limits.js'
  */
 export interface SandboxSettings {
   readonly mode: 'required' | 'off';
+  /** Which tier confines commands (see `chooseTier`); absent: `auto`. */
+  readonly tier?: SandboxTierSetting;
   readonly writable: readonly string[];
   readonly readOnly: readonly string[];
   readonly hidden: readonly string[];
@@ -102,7 +106,8 @@ export async function startSandbox<P extends { close(): unknown }>(
 ): Promise<Sandbox<P> | null> {
   const { settings: section, paths } = config;
   if (section.mode === 'off') return null;
-  await BubblewrapSandbox.check();
+  // First, the tier: on a machine where neither can run, that is the one thing to say.
+  const tier = await chooseTier(section);
   // Canonical paths: what the profiler protects must not lead through a symlink.
   const auditDir = realpathSync(dirname(paths.auditPath));
   const auditPath = join(auditDir, basename(paths.auditPath));
@@ -129,7 +134,7 @@ export async function startSandbox<P extends { close(): unknown }>(
   const runtimeDir = mkdtempSync(join(runtimeBase, 'run-'));
   const privateTmp = join(runtimeDir, 'tmp');
   mkdirSync(privateTmp, { mode: 0o700 });
-  let sandbox: BubblewrapSandbox;
+  let sandbox: BubblewrapSandbox | LandlockSandbox;
   try {
     if (identity !== null) {
       // The workspace and caches writable for it, and every directory the sandbox binds or covers reachable.
@@ -147,22 +152,21 @@ export async function startSandbox<P extends { close(): unknown }>(
       ];
       grantSandboxAccess(identity, section.writable, reached, section.unixSockets?.allow ?? []);
     }
-    sandbox = await BubblewrapSandbox.start({
-      identity,
-      limits,
-      runtimeDir,
-      network:
-        typeof section.network === 'string'
-          ? section.network
-          : {
-              allow: section.network.allow,
-              onRefused: config.onRefused,
-              ...(config.onAllowed !== undefined && { onAllowed: config.onAllowed }),
-            },
-    });
+    const network =
+      typeof section.network === 'string'
+        ? section.network
+        : {
+            allow: section.network.allow,
+            onRefused: config.onRefused,
+            ...(config.onAllowed !== undefined && { onAllowed: config.onAllowed }),
+          };
+    sandbox =
+      tier.tier === 'namespaces'
+        ? await BubblewrapSandbox.start({ identity, limits, runtimeDir, network })
+        : await LandlockSandbox.start({ identity, limits, runtimeDir, privateTmp, network });
   } catch (error) {
     rmSync(runtimeDir, { recursive: true, force: true });
-    throw error;
+    throw noTierWorks(tier, error);
   }
   let profiler: P;
   try {
@@ -189,7 +193,10 @@ export async function startSandbox<P extends { close(): unknown }>(
   }
   let closed = false;
   return {
-    layers: { ...sandbox.layers, ...viewLayers(section) },
+    layers:
+      sandbox instanceof LandlockSandbox
+        ? { ...sandbox.layers, ...landlockViewLayers(section), tier: `${sandbox.layers.tier}; ${tier.why}` }
+        : { tier: `namespaces (bubblewrap); ${tier.why}`, ...sandbox.layers, ...viewLayers(section) },
     profiler,
     spawner: (inner) => sandbox.spawner(inner),
     failed: sandbox.failed,
@@ -222,6 +229,16 @@ export function viewLayers(section: SandboxSettings): { view: string; sockets: s
   return {
     view: `the host's filesystem read-only; ${(section.allowlistedTrees ?? []).join(', ') || '(no tree)'} emptied but for what is readable; writable: ${writable}; the hidden paths covered; /tmp each terminal's own`,
     sockets: `host Unix sockets covered unless allowed by path (${(section.unixSockets?.allow ?? []).join(', ') || 'none'})`,
+  };
+}
+
+/** The view's and the sockets' lines of the server-start record in the Landlock tier. */
+export function landlockViewLayers(section: SandboxSettings): { view: string; sockets: string } {
+  const writable = section.writable.join(', ') || '(none)';
+  return {
+    view: `Landlock: reads granted on / but ${[...new Set(section.allowlistedTrees ?? [])].join(', ') || '(no tree)'} (but for what is readable), the hidden paths, /tmp and /dev/shm; writable: ${writable} (protected paths inside by their siblings); TMPDIR each terminal's own`,
+    sockets:
+      'no AF_UNIX socket can be opened (seccomp; socketpair works), abstract Unix sockets scoped to the command (Landlock)',
   };
 }
 
