@@ -237,7 +237,7 @@ async function explain(args: readonly string[], io: CliIo): Promise<number> {
       }
     : { command: words.join(' '), args: null, cwd: (values.cwd as string | undefined) ?? process.cwd(), env };
   const shown = engine.explain(request);
-  const sandbox = sandboxOf(policy, shown.decision, managed);
+  const sandbox = withTier(sandboxOf(policy, shown.decision, managed), policy);
   io.stdout.write(
     values.json
       ? `${JSON.stringify({ ...toJson(shown), ...(sandbox && { sandbox }) })}\n`
@@ -394,6 +394,26 @@ function verdictLines(e: Explanation, refusals: boolean): string[] {
 interface ExplainedSandbox {
   readonly sha256: string;
   readonly profile: SandboxProfile;
+  /** `sandbox.tier`, and which tier it takes. */
+  readonly tier?: { readonly setting: string; readonly takes: string };
+}
+
+/**
+ * `sandbox` with its tier (docs/SANDBOX-TIERS.md): what `sandbox.tier` allows. Which one
+ * `auto` takes depends on the machine `serve` runs on: it probes, and names it in server-start.
+ */
+function withTier(sandbox: ExplainedSandbox | null, policy: LoadedPolicy): ExplainedSandbox | null {
+  if (sandbox === null) return null;
+  const setting = policy.sandbox.tier ?? 'auto';
+  const here = {
+    auto:
+      (policy.sandbox.unixSockets?.allow.length ?? 0) > 0
+        ? 'namespaces only (unixSockets.allow needs them): serve refuses to start where user namespaces are refused'
+        : 'namespaces (bubblewrap) where user namespaces work, else landlock (Landlock + seccomp); serve records which in server-start',
+    namespaces: 'namespaces (bubblewrap) only: serve refuses to start where user namespaces are refused',
+    landlock: 'landlock (Landlock + seccomp + no_new_privs, no namespaces)',
+  }[setting];
+  return { ...sandbox, tier: { setting, takes: here } };
 }
 
 /**
@@ -425,6 +445,7 @@ function sandboxText(sandbox: ExplainedSandbox | null, policy: LoadedPolicy): st
   const list = (paths: readonly string[]): string => (paths.length ? paths.join(', ') : '(none)');
   return `${[
     `sandbox:  required (profile sha256 ${sandbox.sha256})`,
+    ...(sandbox.tier === undefined ? [] : [`  tier:      ${sandbox.tier.setting}: ${sandbox.tier.takes}`]),
     `  emptied:   ${list(fs.emptied ?? [])} (shown empty but for the readable, socket and writable paths inside)`,
     `  readable:  ${list(fs.readable ?? [])}`,
     `  sockets:   ${list(fs.sockets ?? [])} (every other host socket in view is covered)`,
