@@ -7,10 +7,15 @@
  * not by the command's word.
  */
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { WireServer } from '../e2e/support/wire-server.js';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..', '..');
+
 import { AS_ROOT, asIdentity, IDENTITIES, type Identity, openWorld } from './support/identity.js';
 import { REFUSE_USERNS } from './support/refuse-userns.js';
 import {
@@ -318,5 +323,98 @@ describe('choosing the tier where user namespaces are refused', () => {
     await server.closeStdin();
     expect(serverStart(world).tier).toMatch(/^namespaces \(bubblewrap\); chosen by auto/);
     expect(out.output).toMatch(/bwrap|bash|cat/);
+  });
+});
+
+describe('the landlock tier serves the developer workload', () => {
+  let world: SandboxWorld;
+  let server: WireServer;
+  let registry: HttpServer;
+  let port = 0;
+
+  beforeAll(async () => {
+    registry = createHttpServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(req.url?.startsWith('/-/ping') ? '{}' : '{"answer":"from-the-registry"}');
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.2', resolve));
+    port = (registry.address() as { port: number }).port;
+    world = makeWorld({ sandbox: null });
+    writeFileSync(
+      world.policyPath,
+      [
+        'default: allow',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a policy placeholder, not a template
+        "cwd: { roots: ['${SERVER_CWD}'] }",
+        'sandbox:',
+        '  mode: required',
+        '  filesystem:',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a policy placeholder, not a template
+        "    writable: ['${SERVER_CWD}', '~/.npm']",
+        "  network: { allow: ['127.0.0.2'] }",
+        '',
+      ].join('\n'),
+    );
+    const git = (...args: string[]): void => {
+      execFileSync('git', ['-C', world.workspace, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    };
+    writeFileSync(
+      path.join(world.workspace, 'Makefile'),
+      'all:\n\tmkdir -p out/sub && echo built > out/sub/result.txt\n',
+    );
+    mkdirSync(path.join(world.workspace, 'out'));
+    git('add', 'Makefile', 'source.txt');
+    git('commit', '-qm', 'first');
+    server = serveRefused(world, 'root');
+  });
+
+  afterAll(async () => {
+    await server?.dispose();
+    registry?.close();
+    world?.dispose();
+  });
+
+  test('node, python3, git, make, curl and npm through the proxy', async () => {
+    const node = await run(server, `node -e 'console.log("node", 6 * 7)'`);
+    expect(node.output).toContain('node 42');
+    const python = await run(
+      server,
+      py('import multiprocessing.connection, json; print("python", json.dumps([1]))'),
+    );
+    expect(python.output).toContain('python [1]');
+    const git = await run(server, 'git log --oneline -1 && git status --short && git diff --stat');
+    expect(git.exitCode).toBe(0);
+    expect(git.output).toContain('first');
+    const make = await run(server, 'make');
+    expect(make.exitCode).toBe(0);
+    expect(readFileSync(path.join(world.workspace, 'out', 'sub', 'result.txt'), 'utf8')).toBe('built\n');
+    const curl = await run(server, `curl -sS -m 10 http://127.0.0.2:${port}/x`);
+    expect(curl.output).toContain('from-the-registry');
+    const npm = await run(server, `npm ping --registry http://127.0.0.2:${port}/`);
+    expect(npm.exitCode).toBe(0);
+    expect(serverStart(world).tier).toMatch(/^landlock/);
+  });
+});
+
+describe('the shipped default policy where user namespaces are refused', () => {
+  test('auto takes the landlock tier, names it in the trail, and runs a command confined', async () => {
+    const world = makeWorld({ sandbox: null });
+    const server = WireServer.start(
+      ['--policy', path.join(REPO_ROOT, 'policies', 'default.yaml'), '--audit', world.auditPath],
+      { cwd: world.workspace, env: { ...process.env, HOME: world.home }, wrap: REFUSE_USERNS },
+    );
+    try {
+      const out = await run(
+        server,
+        `node -e 'console.log("confined", process.getuid() !== 0)'; cat "$HOME/.bashrc"`,
+      );
+      expect(out.output).toContain('confined true');
+      // HOME is emptied but for what the default policy makes readable.
+      expect(out.output).not.toContain('# bashrc');
+      expect(serverStart(world).tier).toMatch(/^landlock .*chosen by auto/);
+    } finally {
+      await server.dispose();
+      world.dispose();
+    }
   });
 });

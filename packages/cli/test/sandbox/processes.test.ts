@@ -162,9 +162,11 @@ describe('sandbox.mode: required where the sandbox cannot run', () => {
     expect(server.stderr).toMatch(/bwrap was not found on PATH.*apt-get install bubblewrap/s);
   });
 
-  test('without user namespaces serve exits 1 and says what to change', async () => {
+  test('without user namespaces, sandbox.tier: namespaces exits 1 and says what to change', async () => {
     // `unshare --user` without a uid map is such a place: bwrap cannot create a user namespace in it.
+    // (Under `tier: auto` the landlock tier serves there: landlock-tier.test.ts.)
     const { chmodSync, mkdtempSync } = await import('node:fs');
+    const nw = makeWorld({ sandbox: `${section('required')}\n  tier: namespaces` });
     const state = mkdtempSync('/var/tmp/termgate-nouserns-');
     chmodSync(state, 0o777);
     const child = spawn(
@@ -175,11 +177,11 @@ describe('sandbox.mode: required where the sandbox cannot run', () => {
         SERVER_BIN,
         'serve',
         '--policy',
-        w.policyPath,
+        nw.policyPath,
         '--audit',
         path.join(state, 'a.jsonl'),
       ],
-      { cwd: w.workspace, env: { ...process.env, HOME: w.home }, stdio: ['pipe', 'pipe', 'pipe'] },
+      { cwd: nw.workspace, env: { ...process.env, HOME: nw.home }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
@@ -189,6 +191,7 @@ describe('sandbox.mode: required where the sandbox cannot run', () => {
     expect(stderr).toMatch(/bubblewrap cannot create a sandbox here/);
     expect(stderr).toMatch(/unprivileged_userns_clone/);
     expect(code).toBe(1);
+    nw.dispose();
   });
 
   test('acp-proxy exits 1 before the agent is spawned', async () => {

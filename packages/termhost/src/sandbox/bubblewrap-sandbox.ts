@@ -393,7 +393,7 @@ function allowSocket(socketPath: string, identity: SandboxIdentity): void {
  * git so, through its command-line configuration in the environment, the
  * one place besides system and global config that `safe.directory` is read from.
  */
-function trustRepositories(env: Record<string, string>): void {
+export function trustRepositories(env: Record<string, string>): void {
   const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10);
   const n = Number.isInteger(count) && count >= 0 ? count : 0;
   env.GIT_CONFIG_COUNT = String(n + 1);

@@ -14,7 +14,7 @@ import {
 import { join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
 import type { SandboxProfile } from '../sandbox-profile.js';
-import type { SandboxNetwork } from './bubblewrap-sandbox.js';
+import { type SandboxNetwork, trustRepositories } from './bubblewrap-sandbox.js';
 import { assertExecutable } from './executable-check.js';
 import { HostAllowlist } from './host-allowlist.js';
 import { HttpAllowlistProxy } from './http-allowlist-proxy.js';
@@ -221,6 +221,8 @@ export class LandlockSandbox {
       if (/^(PERL|LD_)/.test(name)) heldBack.push(`${name}=${value}`);
       else env[name] = value;
     }
+    // The workspace's repositories are the person's, their git dirs read-only here (see `trustRepositories`).
+    if (identity !== null) trustRepositories(env);
     let tmp: string | null = null;
     if (profile.filesystem.tmp !== null) {
       tmp = join(this.options.privateTmp, `t-${randomUUID()}`);

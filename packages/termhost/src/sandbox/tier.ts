@@ -1,4 +1,5 @@
-import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
+import { findProgram } from './kernel-layers.js';
+import { probe } from './sandbox-probe.js';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 
 /**
@@ -36,8 +37,12 @@ export function noTierWorks(chosen: ChosenTier, error: unknown): unknown {
 
 /**
  * Chooses the tier `settings.tier` allows. `namespaces` is taken when
- * bubblewrap can create its namespaces here (`BubblewrapSandbox.check`).
- * Under `auto`, when it cannot, `landlock`, unless the policy asks for what
+ * bubblewrap can create its namespaces here (the probe of `sandbox-probe.ts`).
+ * Under `auto`, when it cannot, `landlock`; but a bwrap missing from PATH is
+ * an installation to fix, not a refusal: it stops the start (naming the
+ * package, and `sandbox.tier: landlock` as the other way), so that a
+ * forgotten package never silently weakens the confinement. And not
+ * `landlock` either when the policy asks for what
  * only the namespaces tier keeps (host Unix sockets allowed by path): then
  * nothing is chosen. Throws {@link SandboxUnavailableError} with every
  * tier's reason and what to change when no allowed tier can keep the
@@ -48,8 +53,18 @@ export async function chooseTier(settings: TierSettings): Promise<ChosenTier> {
   const wanted = settings.tier ?? 'auto';
   let refused: SandboxUnavailableError | null = null;
   if (wanted !== 'landlock') {
+    let bwrap: string;
     try {
-      await BubblewrapSandbox.check();
+      bwrap = findProgram('bwrap', process.env.PATH ?? '', 'bubblewrap');
+    } catch (error) {
+      if (wanted === 'namespaces' || !(error instanceof SandboxUnavailableError)) throw error;
+      throw new SandboxUnavailableError(
+        error.reason,
+        `${error.remedy}; or, where user namespaces are refused anyway, set \`sandbox.tier: landlock\``,
+      );
+    }
+    try {
+      await probe(bwrap);
       return {
         tier: 'namespaces',
         why: wanted === 'auto' ? 'chosen by auto: user namespaces work here' : 'required by sandbox.tier',
