@@ -40,14 +40,22 @@ const landlockRuntime = runtime();
 const privateTmp = join(landlockRuntime, 'tmp');
 (await import('node:fs')).mkdirSync(privateTmp, { mode: 0o700 });
 if (identity !== null) grantSandboxAccess(identity, [], [join(landlockRuntime, 'x')]);
-const landlock = await LandlockSandbox.start({ network: 'none', identity, runtimeDir: landlockRuntime, privateTmp });
+const landlock = await LandlockSandbox.start({
+  network: 'none',
+  identity,
+  runtimeDir: landlockRuntime,
+  privateTmp,
+});
 
 const observer = new NoopTerminalObserver();
 const host = (spawner, g = gate) => new ProcessTerminalHost({ cwd: workspace, gate: g, observer, spawner });
 const variants = [
   { name: 'unconfined spawn', host: host(new CrossSpawnProcessSpawner(), new AllowAllGate()) },
   { name: 'namespaces tier (bubblewrap)', host: host(namespaces.spawner(new CrossSpawnProcessSpawner())) },
-  { name: 'landlock tier (Landlock + seccomp)', host: host(landlock.spawner(new CrossSpawnProcessSpawner())) },
+  {
+    name: 'landlock tier (Landlock + seccomp)',
+    host: host(landlock.spawner(new CrossSpawnProcessSpawner())),
+  },
 ];
 
 async function cycle(h) {
@@ -73,13 +81,23 @@ for (let i = 0; i < cycles; i++) {
   }
 }
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const p50 = new Map([...samples].map(([name, s]) => [name, quantile([...s].sort((a, b) => a - b), 0.5)]));
+const p50 = new Map(
+  [...samples].map(([name, s]) => [
+    name,
+    quantile(
+      [...s].sort((a, b) => a - b),
+      0.5,
+    ),
+  ]),
+);
 console.log(
   `cycles ${cycles} per variant, interleaved; ${cpus().length} cores, load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}; ${identity === null ? 'as this user' : 'as root, commands as termgate-sandbox'}\n`,
 );
-console.log('| variant | p50 ms | p99 ms | vs unconfined (p50) | vs namespaces (p50) |\n|---|---|---|---|---|');
+console.log(
+  '| variant | p50 ms | p99 ms | vs unconfined (p50) | vs namespaces (p50) |\n|---|---|---|---|---|',
+);
 for (const v of variants) {
   const s = [...samples.get(v.name)].sort((a, b) => a - b);
   const r = (base) => `${(p50.get(v.name) / p50.get(base)).toFixed(2)}×`;
