@@ -18,6 +18,8 @@
 //   rsyslog     rsyslogd: the audit-shipping test tails the trail with imfile
 //   chromium    the audit report's browser test (driven by playwright-core)
 //   openssl     checks signed checkpoints' bytes as an independent verifier would
+//   podman, runc  the Landlock tier's real-container test (podman with the runc runtime:
+//               crun 1.8 refuses a host with hybrid cgroups)
 //
 // As root it runs apt-get itself; otherwise through `sudo -n` when that works;
 // else it prints the command to run and exits 1. It never skips silently.
@@ -48,6 +50,8 @@ const NEEDED = process.argv.includes('--runtime')
       { command: 'gcc', pkg: 'gcc' },
       { command: 'make', pkg: 'make' },
       { command: 'openssl', pkg: 'openssl' },
+      { command: 'podman', pkg: 'podman' },
+      { command: 'runc', pkg: 'runc', dirs: ['/usr/sbin', '/sbin'] },
     ];
 
 const onPath = (command, extra = []) =>
