@@ -98,6 +98,10 @@ describe.each(IDENTITIES)('the landlock tier, user namespaces refused, served as
         '  filesystem:',
         `    hidden: ['${path.dirname(hiddenFile)}']`,
         "  network: { allow: ['allowed.invalid'] }",
+        // Low enough to hit (the defaults are 1024 processes and 4096 MiB).
+        'limits:',
+        '  processes: 200',
+        '  memoryMiB: 256',
         '',
       ].join('\n'),
     );
@@ -260,6 +264,32 @@ describe.each(IDENTITIES)('the landlock tier, user namespaces refused, served as
       expect(processesWith(line)).toEqual([]);
     });
   }
+
+  test('limits: a fork bomb is capped inside its terminal, a 1 GiB allocation fails under 256 MiB', async () => {
+    const bomb = await run(
+      server,
+      py(
+        'import os,time\nn=0\ntry:\n  while n<3000:\n    if os.fork()==0:\n      time.sleep(30); os._exit(0)\n    n+=1\nexcept OSError as e:\n  print("capped at", n, e.strerror, flush=True)\nos.killpg(0,9)',
+      ),
+      { timeoutSeconds: 60 },
+    );
+    const capped = /capped at (\d+)/.exec(bomb.output);
+    expect(capped).not.toBeNull();
+    expect(Number(capped?.[1])).toBeLessThan(200);
+    const memory = await run(server, py('b=bytearray(1<<30); print("allocated", len(b))'));
+    expect(memory.output).not.toMatch(/allocated/);
+    expect((await run(server, 'echo still here')).output).toContain('still here');
+  }, 90_000);
+
+  test("the server's own files: the audit trail unreadable, the policy file unwritable", async () => {
+    const out = await run(
+      server,
+      `cat ${world.auditPath}; ls ${path.dirname(world.auditPath)}; ${py(`open("${world.policyPath}", "a").write("default: allow")`)}`,
+    );
+    expect(out.ran).toBe(true);
+    expect(out.output).not.toContain('server-start');
+    expect(readFileSync(world.policyPath, 'utf8')).not.toMatch(/default: allow\s*$/);
+  });
 
   test('identity and kernel layers: never uid 0, no_new_privs, no new namespace, no keyring', async () => {
     const out = await run(
