@@ -95,11 +95,15 @@ module.exports = {
     {
       name: 'only-cli-imports-adapters-subpaths',
       comment:
-        '`@termgate/<x>/adapters` and `@termgate/termhost/sandbox` are for the composition root (and tests, which are not under src/).',
+        '`@termgate/<x>/adapters`, `@termgate/audit/otlp` and `@termgate/termhost/sandbox` are for the composition root (and tests, which are not under src/).',
       severity: 'error',
       from: { path: '^packages/[^/]+/src/', pathNot: '^packages/cli/' },
       to: {
-        path: ['^packages/[^/]+/src/adapters/index\\.ts$', '^packages/termhost/src/sandbox/index\\.ts$'],
+        path: [
+          '^packages/[^/]+/src/adapters/index\\.ts$',
+          '^packages/audit/src/adapters/otlp/index\\.ts$',
+          '^packages/termhost/src/sandbox/index\\.ts$',
+        ],
       },
     },
     {

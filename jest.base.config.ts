@@ -48,6 +48,7 @@ const config: Config = {
   },
   moduleNameMapper: {
     '^@termgate/([a-z-]+)/adapters$': '<rootDir>/packages/$1/src/adapters/index.ts',
+    '^@termgate/audit/otlp$': '<rootDir>/packages/audit/src/adapters/otlp/index.ts',
     '^@termgate/termhost/sandbox$': '<rootDir>/packages/termhost/src/sandbox/index.ts',
     '^@termgate/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -34,6 +34,7 @@ export {
 } from './checkpoint.js';
 export { type AuditLine, readAuditLines } from './line-reader.js';
 export { isWriterRunning } from './live-writer.js';
+export { type OtlpAttributeValue, type OtlpLogFields, otlpLogFields } from './otlp-fields.js';
 export { AUDIT_SINK, type AuditEvent, type AuditSink } from './ports/audit-sink.js';
 export {
   type AuditDecision,
@@ -74,6 +75,14 @@ export {
   type TerminalProcessRecord,
   type TruncatedFields,
 } from './record-schema.js';
+export {
+  type CommandRedaction,
+  isNoRedaction,
+  NO_REDACTION,
+  parseCommandRedaction,
+  type Redaction,
+  redactRecord,
+} from './redaction.js';
 export { type ReportInput, type ReportVerification, renderReportHtml } from './report/report-html.js';
 export {
   type ReportModel,
