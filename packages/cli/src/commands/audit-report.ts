@@ -4,20 +4,25 @@ import {
   ReportModelBuilder,
   type ReportVerification,
   readAuditRecords,
+  redactRecord,
   renderReportHtml,
   verifyAuditTrail,
 } from '@termgate/audit';
 import { parseAuditArgs } from './audit-args.js';
+import { REDACTION_OPTIONS, redactionFrom } from './audit-redaction.js';
 import { askRoundTrips } from './audit-round-trips.js';
 import { describeVerdict, verdictOf } from './audit-verify.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage.js';
 
 /**
- * `termgate audit report FILE|DIR... --html OUT [--public-key FILE]...`:
+ * `termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
+ * [--redact-command keep|hash|cut:N] [--redact-args]`:
  * verifies the trail, then writes one self-contained HTML review report
  * (mode 0600: it holds the same commands as the trail). The report is
- * written whatever the verification found, which it shows on top. Exit as
+ * written whatever the verification found, which it shows on top. Redaction
+ * (`redaction.ts` of @termgate/audit) applies to what the report shows; the
+ * verification reads the trail as written. Exit as
  * `audit verify`: 0 intact, 1 broken, 3 open or cut, 4 open; 2 usage or I/O error.
  */
 export function reportCommand(
@@ -27,12 +32,13 @@ export function reportCommand(
 ): number {
   const { files: args, values } = parseAuditArgs(
     argv,
-    { html: { type: 'string' }, 'public-key': { type: 'string', multiple: true } },
+    { html: { type: 'string' }, 'public-key': { type: 'string', multiple: true }, ...REDACTION_OPTIONS },
     1,
     Number.POSITIVE_INFINITY,
   );
   const out = values.html;
   if (out === undefined || out === '') throw new UsageError('report needs --html OUT');
+  const redaction = redactionFrom(values);
   const files = trailFiles(args);
   const keyPaths = values['public-key'] ?? [];
   const publicKeys = keyPaths.length === 0 ? undefined : loadPublicKeys(keyPaths);
@@ -50,7 +56,7 @@ export function reportCommand(
     for (const entry of readAuditRecords(file)) {
       if ('record' in entry) {
         // A 2026-07-28 approval round trip is one terminal: the retry's, which ran (or was refused).
-        if (!roundTrips.superseded(entry.record)) builder.add(entry.record);
+        if (!roundTrips.superseded(entry.record)) builder.add(redactRecord(entry.record, redaction));
       } else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
     }
   }

@@ -19,7 +19,7 @@ import { verifyCommand } from './audit-verify.js';
 import type { CliCommand, CliIo } from './cli-io.js';
 import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js';
 
-const AUDIT_SUBCOMMANDS: readonly string[] = ['verify', 'keygen', 'report', 'show'];
+const AUDIT_SUBCOMMANDS: readonly string[] = ['verify', 'keygen', 'report', 'show', 'export'];
 
 /**
  * The decisions `--decision` accepts. `ask` finds the creates that asked a
@@ -48,10 +48,26 @@ export const AUDIT_USAGE = `Usage:
       Write an Ed25519 key pair for signed checkpoints: FILE (private, mode 0600)
       and FILE.pub (public). Never overwrites.
   termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
+                        [--redact-command keep|hash|cut:N] [--redact-args]
       Verify the trail and write a review report: one self-contained HTML file
       (no network, no external assets) with the verification result on top, a
       timeline of terminals, refusals highlighted, filters by decision, rule,
       client and text, and each terminal's details. Exit codes as verify.
+      --redact-command  hash: each command line as sha256:HEX; cut:N: its first N
+                        characters; both drop the argument values too
+      --redact-args     argument values dropped (program names stay)
+  termgate audit export FILE|DIR --otlp URL [--cursor FILE] [--follow] [--interval DURATION]
+                        [--redact-command keep|hash|cut:N] [--redact-args] [--header NAME=VALUE]...
+      Send the trail's records after the cursor to an OTLP/HTTP logs endpoint
+      (protobuf; URL like http://collector:4318/v1/logs, default
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT), one log per record carrying its seq and
+      hash, and move the cursor as the collector accepts them (at-least-once).
+      --cursor    where the export stands (default: audit.otlp-cursor beside FILE,
+                  DIR/otlp-cursor for a directory), mode 0600
+      --follow    keep exporting new records, every --interval (1s); a failing
+                  collector is retried; SIGTERM or SIGINT stop it (exit 0)
+      Exit 0 exported, 1 the collector failed or the trail does not chain on from
+      the cursor, 2 usage or I/O error.
   termgate audit show FILE|DIR... [--since ISO|DURATION] [--decision ${AUDIT_DECISIONS.join('|')}]
                            [--terminal ID] [--client NAME] [--grep REGEX] [--json | --summary]
       Print records as a table (or JSON Lines with --json). Filters are ANDed.
@@ -85,6 +101,9 @@ export const auditCommand: CliCommand = async (argv, io) => {
         return reportCommand(rest, io, trailFiles);
       case 'show':
         return show(rest, io);
+      case 'export':
+        // The OpenTelemetry SDK loads for this command only.
+        return await (await import('./audit-export.js')).exportCommand(rest, io);
       case 'help':
       case '--help':
       case '-h':

@@ -5,7 +5,8 @@
  * real gate and sink, with a preload that logs every module the process
  * loads (fixtures/module-log.mjs). `policy check` is the control: the same
  * log must name the engine and the parser there, so an empty or blind log
- * cannot pass. dependency-cruiser's `audit-commands-load-the-trail-only`
+ * cannot pass. The OpenTelemetry SDK loads for `audit export` alone (its
+ * own subpath, `@termgate/audit/otlp`, imported on demand). dependency-cruiser's `audit-commands-load-the-trail-only`
  * rule says the same statically.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,8 @@ const BIN = resolve(import.meta.dirname, '../../dist/bin.js');
 const HOOK = pathToFileURL(resolve(import.meta.dirname, 'fixtures/module-log.mjs')).href;
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 const FORBIDDEN = [/\/packages\/policy\//, /\/node_modules\/(\.pnpm\/)?web-tree-sitter/, /tree-sitter-bash/];
+/** The OpenTelemetry SDK: `audit export` only. */
+const OTEL = /\/node_modules\/.*@opentelemetry[+/]/;
 
 interface Run {
   readonly status: number | null;
@@ -77,6 +80,24 @@ describe('termgate audit loads no policy engine and no parser', () => {
     // The log works for this run: it saw the CLI and the trail package load.
     expect(run.modules.some((url) => url.endsWith('/packages/cli/dist/bin.js'))).toBe(true);
     expect(run.modules.some((url) => /\/packages\/audit\/dist\//.test(url))).toBe(true);
+    expect(forbidden(run)).toEqual([]);
+    expect(run.modules.filter((url) => OTEL.test(url))).toEqual([]);
+  });
+
+  test('audit export loads the OpenTelemetry SDK, and still no engine nor parser', () => {
+    // Port 9 (discard) on loopback: nothing listens, the export fails (exit 1) after loading the SDK.
+    const run = cli([
+      'audit',
+      'export',
+      trail,
+      '--otlp',
+      'http://127.0.0.1:9/v1/logs',
+      '--cursor',
+      `${trail}.cursor`,
+    ]);
+    expect(run.stderr).not.toMatch(/module-log/);
+    expect(run.status).toBe(1);
+    expect(run.modules.some((url) => OTEL.test(url))).toBe(true);
     expect(forbidden(run)).toEqual([]);
   });
 });
