@@ -16,6 +16,7 @@
 // this script creates it (useradd --system) when it is missing.
 //   python3, curl, git: used by the sandbox escape suite as an agent would
 //   rsyslog     rsyslogd: the audit-shipping test tails the trail with imfile
+//   rsyslog-relp  omrelp/imrelp: the RELP delivery test (two rsyslogd on loopback)
 //   chromium    the audit report's browser test (driven by playwright-core)
 //   openssl     checks signed checkpoints' bytes as an independent verifier would
 //   podman, runc  the Landlock tier's real-container test (podman with the runc runtime:
@@ -45,6 +46,7 @@ const NEEDED = process.argv.includes('--runtime')
       { command: 'curl', pkg: 'curl' },
       { command: 'git', pkg: 'git' },
       { command: 'rsyslogd', pkg: 'rsyslog', dirs: ['/usr/sbin', '/sbin'] },
+      { file: /^omrelp\.so$/, dir: '/usr/lib/x86_64-linux-gnu/rsyslog', pkg: 'rsyslog-relp' },
       { command: 'chromium', pkg: 'chromium' },
       { command: 'keyctl', pkg: 'keyutils' },
       { command: 'gcc', pkg: 'gcc' },
