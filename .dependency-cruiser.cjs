@@ -1,6 +1,9 @@
 /**
  * The layering rules (ARCHITECTURE.md), enforced in CI (`pnpm run depcheck`).
  *   transport-stdio  framing only: imports nothing of ours
+ *   transport-http   Streamable HTTP: imports nothing of ours (the core's
+ *                    channel is matched structurally, as stdio's is); its
+ *                    domain code does not import its own adapters
  *   termhost         processes and bytes: no protocol, transport or policy;
  *                    its domain code (all but src/adapters/ and src/sandbox/)
  *                    imports neither its adapters nor its sandbox
@@ -34,7 +37,16 @@ module.exports = {
       name: 'termhost-knows-no-protocol',
       severity: 'error',
       from: { path: pkg('termhost') },
-      to: { path: [pkg('core'), pkg('transport-stdio'), pkg('policy'), pkg('cli'), protocolLibs] },
+      to: {
+        path: [
+          pkg('core'),
+          pkg('transport-stdio'),
+          pkg('transport-http'),
+          pkg('policy'),
+          pkg('cli'),
+          protocolLibs,
+        ],
+      },
     },
     {
       name: 'termhost-domain-imports-no-adapter',
@@ -51,11 +63,35 @@ module.exports = {
       to: { path: [pkg('core'), pkg('termhost'), pkg('policy'), pkg('cli'), protocolLibs] },
     },
     {
+      name: 'http-transport-imports-nothing-of-ours',
+      comment:
+        'It serves an McpEndpoint port (the cli adapts McpServer to it) and knows no termgate package.',
+      severity: 'error',
+      from: { path: pkg('transport-http') },
+      to: {
+        path: [
+          pkg('core'),
+          pkg('termhost'),
+          pkg('policy'),
+          pkg('audit'),
+          pkg('cli'),
+          pkg('transport-stdio'),
+          protocolLibs,
+        ],
+      },
+    },
+    {
+      name: 'http-transport-domain-imports-no-adapter',
+      severity: 'error',
+      from: { path: '^packages/transport-http/src/', pathNot: inside('transport-http', 'adapters/') },
+      to: { path: inside('transport-http', 'adapters/') },
+    },
+    {
       name: 'core-uses-termhost-ports-only',
       severity: 'error',
       from: { path: pkg('core') },
       to: {
-        path: [pkg('policy'), pkg('cli'), 'cross-spawn', 'node:child_process'],
+        path: [pkg('policy'), pkg('cli'), pkg('transport-http'), 'cross-spawn', 'node:child_process'],
       },
     },
     {
@@ -135,14 +171,14 @@ module.exports = {
       name: 'audit-adapters-are-for-composition-roots',
       comment: 'Only the cli wires a sink; policy records through the AuditSink port.',
       severity: 'error',
-      from: { path: '^packages/(policy|core|termhost|transport-stdio)/src/' },
+      from: { path: '^packages/(policy|core|termhost|transport-stdio|transport-http)/src/' },
       to: { path: inside('audit', 'adapters/') },
     },
     {
       name: 'audit-is-for-policy-and-cli',
       comment: 'termhost, core and transport know nothing of the trail: the gate port stands between.',
       severity: 'error',
-      from: { path: '^packages/(termhost|core|transport-stdio)/' },
+      from: { path: '^packages/(termhost|core|transport-stdio|transport-http)/' },
       to: { path: pkg('audit') },
     },
     {
@@ -158,6 +194,7 @@ module.exports = {
           pkg('core'),
           pkg('termhost'),
           pkg('transport-stdio'),
+          pkg('transport-http'),
           '^packages/cli/src/(serve|acp-proxy)/',
           'web-tree-sitter',
           'tree-sitter-bash',
@@ -168,7 +205,7 @@ module.exports = {
       name: 'only-cli-is-a-composition-root',
       comment: 'inversify belongs to the composition root alone.',
       severity: 'error',
-      from: { path: '^packages/(termhost|core|policy|audit|transport-stdio)/src/' },
+      from: { path: '^packages/(termhost|core|policy|audit|transport-stdio|transport-http)/src/' },
       to: { path: '(inversify|@inversifyjs)' },
     },
     {

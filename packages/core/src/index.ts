@@ -7,7 +7,12 @@
  * import the rest from its `src/` modules.
  */
 export { AcpProxy, type AcpProxyOptions } from './acp/acp-proxy.js';
-export { McpServer, type McpServerOptions, type ServerInfo } from './mcp/mcp-server.js';
+export {
+  type ConnectionContext,
+  McpServer,
+  type McpServerOptions,
+  type ServerInfo,
+} from './mcp/mcp-server.js';
 export { outputBudgetFor } from './mcp/tools/output-budget.js';
 export type { Logger } from './ports/logger.js';
 export type { ChannelFramingError, MessageChannel } from './ports/message-channel.js';

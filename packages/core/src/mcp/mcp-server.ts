@@ -83,6 +83,15 @@ export interface McpServerOptions {
 type Result = Record<string, unknown>;
 
 /**
+ * What a transport knows of a connection's caller, for every request on it:
+ * `scope` isolates terminals (`CallerContext.scope`; an HTTP transport
+ * passes its authorized principal's id). Absent: the default scope, as on stdio.
+ */
+export interface ConnectionContext {
+  readonly scope?: string;
+}
+
+/**
  * A tools-only MCP server that serves MCP 2026-07-28 (stateless, `_meta` on
  * every request) and 2025-11-25 (`initialize`) side by side, choosing the
  * era per request. It speaks to the TerminalHost port only.
@@ -112,9 +121,9 @@ export class McpServer {
     });
   }
 
-  /** Starts serving one channel. */
-  connect(channel: MessageChannel): McpConnection {
-    return new McpConnection(channel, this.tools, this.options, this.logger, this.approvals);
+  /** Starts serving one channel; every request on it runs with the connection's context. */
+  connect(channel: MessageChannel, context: ConnectionContext = {}): McpConnection {
+    return new McpConnection(channel, this.tools, this.options, this.logger, this.approvals, context);
   }
 }
 
@@ -173,6 +182,7 @@ export class McpConnection {
     private readonly options: McpServerOptions,
     logger: Logger,
     private readonly approvals: McpApprovals,
+    private readonly connectionContext: ConnectionContext = {},
   ) {
     this.outgoing = new OutgoingRequests((message) => this.channel.send(message));
     this.cacheTtlMs = options.cacheTtlMs ?? 3_600_000;
@@ -207,8 +217,10 @@ export class McpConnection {
         legacy: (request) => this.listTools(request.params),
       },
       'tools/call': {
-        modern: (request, era, context) => this.callTool(request, modernCaller(era), context, 'modern'),
-        legacy: (request, context) => this.callTool(request, this.legacyCaller(), context, 'legacy'),
+        modern: (request, era, context) =>
+          this.callTool(request, this.withConnection(modernCaller(era)), context, 'modern'),
+        legacy: (request, context) =>
+          this.callTool(request, this.withConnection(this.legacyCaller()), context, 'legacy'),
       },
       'subscriptions/listen': { modern: (request, _era, context) => this.listen(request, context) },
     };
@@ -277,6 +289,12 @@ export class McpConnection {
       serverInfo: this.serverInfo(),
       instructions: this.options.instructions ?? serverInstructions(await this.sandbox()),
     };
+  }
+
+  /** The connection's scope, when its transport gave one, over the request's own caller. */
+  private withConnection(caller: CallerContext): CallerContext {
+    const { scope } = this.connectionContext;
+    return scope === undefined ? caller : { ...caller, scope };
   }
 
   private legacyCaller(): CallerContext {

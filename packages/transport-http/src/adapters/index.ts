@@ -1,0 +1,6 @@
+/**
+ * `@termgate/transport-http/adapters`: the technology behind the transport's
+ * ports (authorizers), for the composition root and tests only. Named
+ * exports only.
+ */
+export {};
