@@ -3,6 +3,15 @@
  * (both eras), its options and its ports (the endpoint it serves, the
  * request authorizer, extra GET routes). Named exports only.
  */
+
+export {
+  defaultAllowedHosts,
+  type HttpTransportOptions,
+  isLoopback,
+  type ResolvedHttpOptions,
+  resolveHttpOptions,
+  type TlsMaterial,
+} from './http-transport-options.js';
 export {
   HTTP_GET_ROUTES,
   type HttpGetRoute,
@@ -21,3 +30,9 @@ export {
   REQUEST_AUTHORIZER,
   type RequestAuthorizer,
 } from './ports/request-authorizer.js';
+export {
+  type ListeningAddress,
+  type StreamableHttpDependencies,
+  StreamableHttpServer,
+  type TransportLogger,
+} from './streamable-http-server.js';

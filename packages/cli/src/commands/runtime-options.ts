@@ -38,7 +38,7 @@ export const RUNTIME_VALUED_OPTIONS = [
 ] as const;
 
 type ParseOptions = NonNullable<ParseArgsConfig['options']>;
-type ParsedValues = Readonly<Record<string, string | boolean | undefined>>;
+type ParsedValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
 
 /**
  * Reads `argv` with `node:util` parseArgs (strict, operands allowed): the

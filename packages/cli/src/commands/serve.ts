@@ -3,6 +3,7 @@ import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import { TERMGATE_VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
+import { HTTP_OPTIONS_USAGE, HTTP_PARSE_OPTIONS, httpServeConfig } from './http-options.js';
 import {
   parseRuntimeArgs,
   RUNTIME_OPTIONS_USAGE,
@@ -15,8 +16,10 @@ import { printUsage, reportUsageError, UsageError, wantsHelp } from './usage.js'
 
 export const SERVE_USAGE = `Usage: termgate serve [OPTION]...
 
-Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout. Logs go to stderr.
+Serves MCP (2026-07-28 and 2025-11-25) on stdin/stdout, or over Streamable HTTP
+with --http (docs/HTTP.md). Logs go to stderr.
   -v, --version      print the version and exit
+${HTTP_OPTIONS_USAGE}
   --approval-state-ttl SECONDS
                      how long a 2026-07-28 approval round trip's requestState is accepted
                      (default: 300; 0 makes every state expired)
@@ -37,11 +40,19 @@ Press Ctrl-D to stop.
 export { UsageError };
 
 export function parseServeArgs(argv: readonly string[], cwd: string): ServeConfig {
-  const { values, positionals } = parseRuntimeArgs(argv, { 'approval-state-ttl': { type: 'string' } });
+  const { values, positionals } = parseRuntimeArgs(argv, {
+    'approval-state-ttl': { type: 'string' },
+    ...HTTP_PARSE_OPTIONS,
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const config = runtimeConfig(runtimeValue(values), values['audit-fsync'] === true, cwd);
   const stateTtl = secondsOption(runtimeValue(values)('--approval-state-ttl'), '--approval-state-ttl', 0);
-  return stateTtl === undefined ? config : { ...config, approvalStateTtlMs: stateTtl };
+  const http = httpServeConfig(values, cwd);
+  return {
+    ...config,
+    ...(stateTtl !== undefined && { approvalStateTtlMs: stateTtl }),
+    ...(http !== undefined && { http }),
+  };
 }
 
 /**
@@ -63,7 +74,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     throw error;
   }
   const { logger, notices } = await startProcess('serve', config, io);
-  if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
+  if (config.http === undefined && (io.stdin as { isTTY?: boolean }).isTTY) {
+    io.stderr.write(connectHint(process.argv[1] ?? 'termgate'));
+  }
   const app = buildContainer(config, logger, notices, { reclaimExited: true }).get(ServeApplication);
   // The policy gate starts while the protocol already answers; no terminal
   // verb runs before it is ready. If it cannot start, serve stops with exit
@@ -94,7 +107,15 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   try {
-    await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
+    if (config.http === undefined) {
+      await app.run(io.stdin, io.stdout, { endOutputOnClose: io.stdout !== process.stdout });
+    } else {
+      const listening = await app.runHttp().catch((error: unknown) => {
+        notices.problem(`refusing to start: ${(error as Error).message}`);
+        return app.stop('the HTTP transport could not start').then(() => false);
+      });
+      if (!listening) return 1;
+    }
     return (await started) && !componentDied ? 0 : 1;
   } finally {
     process.off('SIGTERM', onSignal);

@@ -2,6 +2,7 @@ import { AcpProxy, McpServer, type SchemaValidator } from '@termgate/core';
 import { AjvSchemaValidator } from '@termgate/core/adapters';
 import { ProcessTerminalHost, TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
 import { DeferredTerminalHost } from '@termgate/termhost/adapters';
+import { HTTP_GET_ROUTES, REQUEST_AUTHORIZER } from '@termgate/transport-http';
 import { StdioTransport } from '@termgate/transport-stdio';
 import { Container, decorate, inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import type { Notices } from '../logging.js';
 import { ServeApplication } from '../serve/serve-application.js';
 import type { ServeConfig } from '../serve/serve-config.js';
 import type { CompositionOptions } from './composition-options.js';
+import { openHttpTransport } from './http-transport.js';
 import { anchorOf, type PolicyRuntime } from './policy-runtime.js';
 import type { PolicyStartup } from './policy-startup.js';
 import { acpProxyOptions, mcpServerOptions } from './protocol-options.js';
@@ -18,7 +20,9 @@ import {
   COMPOSITION_OPTIONS,
   MCP_SERVER_OPTIONS,
   NOTICES,
+  OPEN_HTTP_TRANSPORT,
   OPEN_STDIO_TRANSPORT,
+  type OpenHttpTransport,
   type OpenStdioTransport,
   POLICY_RUNTIME,
   POLICY_RUNTIME_STARTED,
@@ -96,6 +100,15 @@ export function buildContainer(
     .toConstantValue(
       (input, output, transportOptions) => new StdioTransport(input, output, transportOptions),
     );
+  // The authorizer and the extra routes are the authorization side's: unbound, HTTP serves loopback only.
+  container
+    .bind<OpenHttpTransport>(OPEN_HTTP_TRANSPORT)
+    .toResolvedValue(openHttpTransport, [
+      SERVE_CONFIG,
+      ROOT_LOGGER,
+      { serviceIdentifier: REQUEST_AUTHORIZER, optional: true },
+      { serviceIdentifier: HTTP_GET_ROUTES, optional: true },
+    ]);
   container.bind<SchemaValidator>(SCHEMA_VALIDATOR).to(AjvSchemaValidator);
   container
     .bind(MCP_SERVER_OPTIONS)

@@ -1,4 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
+import type { McpServer } from '@termgate/core';
+import type { StreamableHttpServer } from '@termgate/transport-http';
 import type { StdioTransport, StdioTransportOptions } from '@termgate/transport-stdio';
 
 /**
@@ -53,3 +55,9 @@ export type OpenStdioTransport = (
   output: Writable,
   options?: StdioTransportOptions,
 ) => StdioTransport;
+
+/** `OpenHttpTransport`: the Streamable HTTP server of `serve --http` over the given MCP server (not yet listening). */
+export const OPEN_HTTP_TRANSPORT: unique symbol = Symbol.for('termgate.OpenHttpTransport');
+
+/** The configured `StreamableHttpServer` serving `server`, made by the container (http-transport.ts). */
+export type OpenHttpTransport = (server: McpServer) => StreamableHttpServer;

@@ -1,19 +1,24 @@
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@termgate/core';
 import { TERMINAL_HOST, type TerminalHost } from '@termgate/termhost';
+import type { StreamableHttpServer } from '@termgate/transport-http';
 import type { StdioTransport } from '@termgate/transport-stdio';
 import { inject, injectable } from 'inversify';
 import type { Logger } from 'pino';
 import type { PolicyRuntime } from '../composition/policy-runtime.js';
 import type { PolicyStartup } from '../composition/policy-startup.js';
 import {
+  NOTICES,
+  OPEN_HTTP_TRANSPORT,
   OPEN_STDIO_TRANSPORT,
+  type OpenHttpTransport,
   type OpenStdioTransport,
   POLICY_STARTUP,
   ROOT_LOGGER,
   SHUTDOWN_HOOKS,
   type ShutdownHook,
 } from '../composition/tokens.js';
+import type { Notices } from '../logging.js';
 
 /** How long shutdown waits for started requests to answer after the terminals ended. */
 const SETTLE_MS = 2000;
@@ -36,6 +41,7 @@ export class ServeApplication {
   private resolveRun: (() => void) | null = null;
   private transport: StdioTransport | null = null;
   private connection: ReturnType<McpServer['connect']> | null = null;
+  private http: StreamableHttpServer | null = null;
 
   constructor(
     @inject(McpServer) private readonly server: McpServer,
@@ -44,6 +50,8 @@ export class ServeApplication {
     @inject(SHUTDOWN_HOOKS) private readonly shutdownHooks: readonly ShutdownHook[],
     @inject(OPEN_STDIO_TRANSPORT) private readonly openTransport: OpenStdioTransport,
     @inject(POLICY_STARTUP) private readonly policy: PolicyStartup,
+    @inject(OPEN_HTTP_TRANSPORT) private readonly openHttp: OpenHttpTransport,
+    @inject(NOTICES) private readonly notices: Notices,
   ) {}
 
   /**
@@ -81,6 +89,27 @@ export class ServeApplication {
     return finished;
   }
 
+  /**
+   * MCP over Streamable HTTP (`serve --http`) until `stop`: resolves true
+   * once stopped; rejects when it cannot listen (a bind error, or beyond
+   * loopback without authorization), before anything was served. The
+   * endpoint's URL is printed on stderr whatever the log level.
+   */
+  async runHttp(): Promise<true> {
+    if (this.stopping) {
+      await this.stopping;
+      return true;
+    }
+    const finished = new Promise<void>((resolve) => {
+      this.resolveRun = resolve;
+    });
+    this.http = this.openHttp(this.server);
+    const { url } = await this.http.listen();
+    this.notices.anchor(`serving MCP over Streamable HTTP at ${url}`, { url });
+    await finished;
+    return true;
+  }
+
   stop(reason: string): Promise<void> {
     this.stopping ??= this.shutdown(reason);
     return this.stopping;
@@ -88,6 +117,8 @@ export class ServeApplication {
 
   private async shutdown(reason: string): Promise<void> {
     this.logger.info({ reason }, 'shutting down');
+    // Stops accepting, ends subscriptions and lets started requests answer while the terminals end.
+    const httpClosed = this.http?.close();
     await this.connection?.shutdown();
     await this.host.closeAll();
     // A request the terminals were part of (a create waiting for its command) answers with what happened.
@@ -100,6 +131,7 @@ export class ServeApplication {
       }
     }
     await this.transport?.close();
+    await httpClosed;
     this.logger.info('stopped');
     this.resolveRun?.();
   }

@@ -24,4 +24,18 @@ export interface ServeConfig extends AuditTrailOptions {
   readonly approvalTimeoutMs?: number;
   /** How long a modern MCP approval's `requestState` stays valid (ms); absent: the core's default (5 min). */
   readonly approvalStateTtlMs?: number;
+  /** `--http HOST:PORT` and its options: serve Streamable HTTP instead of stdio. Absent: stdio. */
+  readonly http?: HttpServeConfig;
+}
+
+/** `termgate serve --http …`: where to listen and what to accept (packages/transport-http). */
+export interface HttpServeConfig {
+  readonly host: string;
+  readonly port: number;
+  /** `--tls-key` / `--tls-cert`, absolute paths, both or neither: HTTPS. */
+  readonly tls?: { readonly keyPath: string; readonly certPath: string };
+  /** `--allowed-origin`, repeatable: origins a browser-sent request may come from (default none). */
+  readonly allowedOrigins: readonly string[];
+  /** `--allowed-host`, repeatable: Host header names accepted besides the loopback names and the bound host. */
+  readonly allowedHosts: readonly string[];
 }
