@@ -19,9 +19,10 @@ export function mcpServerOptions(
     outputBudget: policy.runtime().then((runtime) => outputBudgetFor(runtime.policy.limits.maxOutputChars)),
     // The instructions and terminal_create's description say what the sandbox means, when it is on.
     sandbox: () =>
-      policy.runtime().then(({ policy: { sandbox } }) =>
+      policy.runtime().then(({ policy: { sandbox }, sandbox: started }) =>
         sandbox.mode === 'required'
           ? {
+              tier: started?.layers.tier?.startsWith('landlock') ? 'landlock' : 'namespaces',
               protectGit: sandbox.protectGit,
               privateTmp: sandbox.privateTmp,
               network: typeof sandbox.network === 'string' ? sandbox.network : 'allowlist',

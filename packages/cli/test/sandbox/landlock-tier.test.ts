@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import * as path from 'node:path';
-import { WireServer } from '../e2e/support/wire-server.js';
+import { modern, WireServer } from '../e2e/support/wire-server.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 
@@ -127,6 +127,15 @@ describe.each(IDENTITIES)('the landlock tier, user namespaces refused, served as
       /^landlock \(Landlock ABI \d+, no_new_privs, seccomp; no namespaces\); chosen by auto: the namespaces tier cannot run here/,
     );
     expect(server.stderr).toMatch(/sandbox on \(landlock tier\)/);
+  });
+
+  test("tools/list tells the agent how this tier's refusals look, not the namespaces tier's", async () => {
+    const response = await server.request('tools/list', modern());
+    const tools = (response.result as { tools: { name: string; description: string }[] }).tools;
+    const create = tools.find((t) => t.name === 'terminal_create');
+    expect(create?.description).toContain('Permission denied');
+    expect(create?.description).toContain('/tmp is not writable');
+    expect(create?.description).not.toContain('Read-only file system');
   });
 
   test('writes: nothing outside the workspace and TMPDIR, whatever program writes', async () => {

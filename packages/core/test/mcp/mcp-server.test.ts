@@ -608,7 +608,12 @@ describe('McpServer, tools/call', () => {
 });
 
 describe('the sandbox, in the instructions and the tool descriptions', () => {
-  const ON = { protectGit: true, privateTmp: true, network: 'allowlist' as const };
+  const ON = {
+    tier: 'namespaces' as const,
+    protectGit: true,
+    privateTmp: true,
+    network: 'allowlist' as const,
+  };
   const descriptionOf = async (client: TestClient, meta?: object) => {
     const list = (await client.request('l', 'tools/list', meta && { _meta: meta })).result as {
       tools: { name: string; description: string }[];
@@ -651,11 +656,21 @@ describe('the sandbox, in the instructions and the tool descriptions', () => {
 
   it('names only what applies: no network at all, git left writable, /tmp shared', async () => {
     const { client } = setup({
-      sandbox: async () => ({ protectGit: false, privateTmp: false, network: 'none' }),
+      sandbox: async () => ({ tier: 'namespaces', protectGit: false, privateTmp: false, network: 'none' }),
     });
     const description = await descriptionOf(client, MODERN);
     expect(description).toContain('There is no network');
     expect(description).not.toContain('.git');
     expect(description).not.toContain('/tmp');
+  });
+
+  it('under the landlock tier, names the failures as that tier gives them', async () => {
+    const { client } = setup({ sandbox: async () => ({ ...ON, tier: 'landlock' }) });
+    const description = await descriptionOf(client, MODERN);
+    expect(description).toContain('fail with "Permission denied"');
+    expect(description).not.toContain('Read-only file system');
+    expect(description).toContain('/tmp is not writable: use $TMPDIR');
+    expect(description).not.toContain('/tmp is private');
+    expect(description).toContain('Nothing can listen on a TCP port');
   });
 });

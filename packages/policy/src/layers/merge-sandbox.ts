@@ -24,6 +24,8 @@ export interface Merged<T> {
  * - `readOnly`, `hidden` and `allowlistedTrees` are united;
  *   `protectGit` and `privateTmp` hold when either layer sets them;
  * - the managed `user` stands when it names one;
+ * - a managed `tier` of `namespaces` or `landlock` stands; under a managed
+ *   `auto` (or none) the workspace's tier is used;
  * - `runLater`: additions united, a removal only when both layers remove it.
  */
 export function mergeSandbox(managed: SandboxPolicy, workspace: SandboxPolicy): Merged<SandboxPolicy> {
@@ -72,6 +74,19 @@ export function mergeSandbox(managed: SandboxPolicy, workspace: SandboxPolicy): 
       message: `commands run as the managed policy's user ${managed.user}`,
     });
   }
+  const managedTier = managed.tier ?? 'auto';
+  const tier = managedTier === 'auto' ? (workspace.tier ?? 'auto') : managedTier;
+  if (
+    managedTier !== 'auto' &&
+    workspace.tier !== undefined &&
+    workspace.tier !== 'auto' &&
+    workspace.tier !== managedTier
+  ) {
+    loosened.push({
+      key: 'sandbox.tier',
+      message: `commands run under the managed policy's tier ${managedTier}, not ${workspace.tier}`,
+    });
+  }
   const runLater = mergeRunLater(managed.runLater, workspace.runLater);
   const value: SandboxPolicy = Object.freeze({
     mode: 'required',
@@ -82,6 +97,7 @@ export function mergeSandbox(managed: SandboxPolicy, workspace: SandboxPolicy): 
     privateTmp: managed.privateTmp || workspace.privateTmp,
     network: network.value,
     user,
+    tier,
     allowlistedTrees: Object.freeze(unite(managed.allowlistedTrees ?? [], workspace.allowlistedTrees ?? [])),
     readable: Object.freeze(intersectRoots(wReadable, mReadable)),
     unixSockets: Object.freeze({ allow: Object.freeze(wSockets.filter((s) => mSockets.includes(s))) }),

@@ -133,6 +133,30 @@ const SANDBOX_TABLE: readonly {
     warns: null,
   },
   {
+    name: 'tier: a managed namespaces stands over a workspace landlock',
+    managed: sandboxed('    writable: [/w]\n', '  tier: namespaces\n'),
+    workspace: sandboxed('    writable: [/w]\n', '  tier: landlock\n'),
+    pick: (s) => s.tier,
+    want: 'namespaces',
+    warns: 'sandbox.tier',
+  },
+  {
+    name: 'tier: a managed landlock stands over a workspace auto',
+    managed: sandboxed('    writable: [/w]\n', '  tier: landlock\n'),
+    workspace: sandboxed('    writable: [/w]\n'),
+    pick: (s) => s.tier,
+    want: 'landlock',
+    warns: null,
+  },
+  {
+    name: 'tier: under a managed auto the workspace chooses',
+    managed: sandboxed('    writable: [/w]\n'),
+    workspace: sandboxed('    writable: [/w]\n', '  tier: landlock\n'),
+    pick: (s) => s.tier,
+    want: 'landlock',
+    warns: null,
+  },
+  {
     name: 'network: an allowlist ∩ an allowlist',
     managed: sandboxed(
       '    writable: [/w]\n',

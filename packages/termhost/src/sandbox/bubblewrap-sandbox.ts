@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, statSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessSpawner, SpawnedProcess, SpawnRequest } from '../ports/process-spawner.js';
@@ -341,18 +341,28 @@ function proxyEnv(terminalId: string, secret: string): Record<string, string> {
  * The profile without the covers (hidden paths, placeholders) that the
  * identity cannot reach by DAC anyway: bwrap runs as it and could not
  * create them (a host socket in another user's 0700 directory, say).
+ * Also without a hidden path that is gone by now where the view is not
+ * writable (a host socket unlinked since the profile was computed, during an
+ * approval say): bwrap would fail to create its mount point in the
+ * read-only view, and there is nothing left to hide. Placeholders stay:
+ * they exist to cover what does not exist yet.
  */
 function coverable(profile: SandboxProfile, identity: SandboxIdentity | null): SandboxProfile {
   // Without an identity, bwrap runs as the server's own (non-root) uid.
   const who = identity ?? { uid: process.getuid?.() ?? -1 };
   const keep = (paths: readonly string[]): string[] => paths.filter((path) => !unreachableBy(who, path));
   const fs = profile.filesystem;
+  const inside = (path: string, roots: readonly string[]): boolean =>
+    roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
+  const writable = (path: string): boolean => inside(path, fs.writable) && !inside(path, fs.readOnly);
+  const present = (paths: readonly string[]): string[] =>
+    paths.filter((path) => writable(path) || lstatSync(path, { throwIfNoEntry: false }) !== undefined);
   return {
     ...profile,
     filesystem: {
       ...fs,
-      hiddenDirectories: keep(fs.hiddenDirectories),
-      hiddenFiles: keep(fs.hiddenFiles),
+      hiddenDirectories: keep(present(fs.hiddenDirectories)),
+      hiddenFiles: keep(present(fs.hiddenFiles)),
       ...(fs.placeholderDirectories !== undefined && {
         placeholderDirectories: keep(fs.placeholderDirectories),
       }),

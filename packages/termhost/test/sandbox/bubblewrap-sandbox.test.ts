@@ -163,6 +163,41 @@ describe('BubblewrapSandbox', () => {
     }
   }, 60_000);
 
+  it('a hidden path gone since its profile was computed (an unlinked host socket) does not fail the spawn; one still there stays covered', async () => {
+    const runtimeDir = join(dir, 'runtime');
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    // A read-only directory of the view: bwrap cannot create a mount point in it.
+    const readOnlyDir = join(dir, 'ro');
+    mkdirSync(readOnlyDir);
+    const secret = join(readOnlyDir, 'secret');
+    writeFileSync(secret, 'the secret\n', { mode: 0o644 });
+    const gone = join(readOnlyDir, 'gone.sock');
+    const sandbox = await BubblewrapSandbox.start({ network: 'none', runtimeDir, identity });
+    try {
+      const base = profile('none').filesystem;
+      const spawned = await sandbox.spawner(new CrossSpawnProcessSpawner()).spawn({
+        argv: ['sh', '-c', `echo ran; cat ${secret}; ls ${readOnlyDir}`],
+        cwd: dir,
+        env,
+        sandbox: {
+          ...profile('none'),
+          filesystem: { ...base, readOnly: [readOnlyDir], hiddenFiles: [secret, gone] },
+        },
+      });
+      let output = '';
+      spawned.output.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+      });
+      expect(await spawned.exited).toMatchObject({ exitCode: 0 });
+      // Covered, or out of the identity's reach (its cover then dropped as unneeded): never its bytes.
+      expect(output).toMatch(/^ran\n/);
+      expect(output).not.toContain('the secret');
+      expect(output.trim().split('\n').at(-1)).toBe('secret');
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
   it('a missing program rejects with ENOENT, as the port requires, before bwrap starts', async () => {
     const sandbox = await BubblewrapSandbox.start({ network: 'all', runtimeDir: dir, identity });
     try {

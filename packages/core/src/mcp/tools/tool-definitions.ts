@@ -246,6 +246,8 @@ export const SERVER_INSTRUCTIONS =
  * private, and the network commands get.
  */
 export interface SandboxFacts {
+  /** The confinement tier that runs commands (docs/SANDBOX-TIERS.md): its failures read differently. */
+  readonly tier: 'namespaces' | 'landlock';
   readonly protectGit: boolean;
   readonly privateTmp: boolean;
   readonly network: 'none' | 'all' | 'allowlist';
@@ -256,9 +258,10 @@ export function sandboxSentences(sandbox: SandboxFacts): string[] {
   const sentences = [
     'Commands run in a sandbox: only the workspace and the paths the policy makes writable can be written.',
   ];
+  const landlock = sandbox.tier === 'landlock';
   if (sandbox.protectGit) {
     sentences.push(
-      'Git directories (.git) are read-only, so git commit, git add and other commands that write them fail with "Read-only file system": ask the user to run those.',
+      `Git directories (.git) are read-only, so git commit, git add and other commands that write them fail with "${landlock ? 'Permission denied' : 'Read-only file system'}": ask the user to run those.`,
     );
   }
   if (sandbox.network === 'allowlist') {
@@ -268,7 +271,11 @@ export function sandboxSentences(sandbox: SandboxFacts): string[] {
   } else if (sandbox.network === 'none') {
     sentences.push('There is no network: downloads and other connections fail.');
   }
-  if (sandbox.privateTmp) {
+  if (landlock) {
+    sentences.push(
+      '/tmp is not writable: use $TMPDIR, a directory of your own. Nothing can listen on a TCP port, so a dev server cannot be started here.',
+    );
+  } else if (sandbox.privateTmp) {
     sentences.push("/tmp is private to these commands and starts empty: it is not the user's /tmp.");
   }
   return sentences;
