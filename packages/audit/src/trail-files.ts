@@ -44,7 +44,12 @@ export function listTrailDirectory(dir: string): string[] {
   return files;
 }
 
-/** The newest segment of `path` next to it (other than `exclude`, a name), or null: where a new active file's chain continues. */
+/**
+ * The newest segment of `path` next to it (other than `exclude`, a name), or
+ * null: where a new active file's chain continues. Only regular files are
+ * segments: a link or a directory planted at a segment name (rotation records
+ * those as tampering when it meets them) is neither followed nor continued.
+ */
 export function newestRotatedSibling(path: string, exclude: string | null = null): string | null {
   const dir = dirname(path);
   const base = basename(path);
@@ -58,7 +63,17 @@ export function newestRotatedSibling(path: string, exclude: string | null = null
   for (const name of names) {
     const rotated = parseRotatedName(name);
     if (rotated === null || rotated.base !== base || name === exclude) continue;
-    if (newest === null || rotated.key > newest.key) newest = { key: rotated.key, name };
+    if (newest !== null && rotated.key <= newest.key) continue;
+    if (!isRegularFile(join(dir, name))) continue;
+    newest = { key: rotated.key, name };
   }
   return newest === null ? null : join(dir, newest.name);
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -268,7 +268,8 @@ export function continuedFile(path: string): { name: string; head: ChainHead } |
   }
   const previous = newestRotatedSibling(path, current);
   if (previous === null) return null;
-  const fd = openSync(previous, 'r');
+  // O_NOFOLLOW: a link swapped in after the sibling was listed is refused, not followed.
+  const fd = openSync(previous, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const tail = readChainTail(fd, fstatSync(fd).size, previous);
     return tail === null ? null : { name: basename(previous), head: tail.head };

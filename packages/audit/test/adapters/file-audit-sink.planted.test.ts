@@ -84,4 +84,28 @@ describe('FileAuditSink rotation with planted names', () => {
     expect(actions.filter((a) => a === 'audit-tampering').length).toBeLessThanOrEqual(4);
     expect(verifyAuditTrail(files)).toMatchObject({ ok: true });
   });
+
+  test('a second writer opening the trail while links sit at newer segment names: it opens, never follows them, and the trail is one chain', () => {
+    let now = Date.parse('2026-12-01T10:00:00.000Z');
+    const rotation = { maxBytes: 1 };
+    // The first writer made the first segment and has not written to it yet (a server starting up).
+    const first = FileAuditSink.open(file, { rotation, now: () => new Date(now) });
+    const victim = join(dir.path, 'elsewhere.txt');
+    fs.symlinkSync(join(dir.path, 'nowhere', 'x'), join(dir.path, 'audit.20261201T100500000Z.jsonl'));
+    fs.symlinkSync(victim, join(dir.path, 'audit.20261201T100600000Z.jsonl'));
+    fs.mkdirSync(join(dir.path, 'audit.20261201T100700000Z.jsonl'));
+    const second = FileAuditSink.open(file, { rotation, now: () => new Date(now) });
+    second.append({ event: { action: 'a' } });
+    now += 1;
+    first.append({ event: { action: 'b' } });
+    second.close();
+    first.close();
+
+    expect(fs.existsSync(victim)).toBe(false);
+    expect(fs.existsSync(join(dir.path, 'nowhere'))).toBe(false);
+    const files = listTrailDirectory(dir.path);
+    const actions = files.flatMap((f) => records(f)).map((r) => auditField(r, 'event.action'));
+    expect(actions).toEqual(['a', 'b']);
+    expect(verifyAuditTrail(files)).toMatchObject({ ok: true, records: 2 });
+  });
 });
