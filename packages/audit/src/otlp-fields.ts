@@ -1,6 +1,6 @@
 /**
  * One trail record as one OpenTelemetry log record (docs/AUDIT.md,
- * "OpenTelemetry"), without the SDK: plain values the exporter
+ * "OpenTelemetry export"), without the SDK: plain values the exporter
  * (`adapters/otlp/`) hands to `Logger.emit`.
  *
  * - Attributes keep every ECS field of the record under its dotted ECS name

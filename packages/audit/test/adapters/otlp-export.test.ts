@@ -1,5 +1,5 @@
 /**
- * The trail's export as OTLP logs (docs/AUDIT.md, "OpenTelemetry"), over
+ * The trail's export as OTLP logs (docs/AUDIT.md, "OpenTelemetry export"), over
  * real HTTP to a receiver in the test that decodes the protobuf with the
  * OpenTelemetry protocol's definitions (test-support/otlp-receiver.ts):
  * what crossed the wire is what is checked. A real `FileAuditSink` writes

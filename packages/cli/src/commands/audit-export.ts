@@ -32,7 +32,7 @@ function headersFrom(values: readonly string[]): Record<string, string> {
  * [--interval DURATION] [--redact-command keep|hash|cut:N] [--redact-args]
  * [--header NAME=VALUE]...`: sends the trail's records after the cursor to
  * an OTLP/HTTP logs endpoint (protobuf), one log per record, and moves the
- * cursor as the collector accepts them (docs/AUDIT.md, "OpenTelemetry").
+ * cursor as the collector accepts them (docs/AUDIT.md, "OpenTelemetry export").
  * A process of its own, beside `serve`: a slow or absent collector never
  * reaches a command or its record.
  *

@@ -49,6 +49,7 @@ const COMMANDS = [
   ['audit', 'show'],
   ['audit', 'report'],
   ['audit', 'keygen'],
+  ['audit', 'export'],
 ];
 
 describe('termgate -h/--help', () => {
@@ -108,6 +109,11 @@ describe('termgate usage errors', () => {
     [['audit', 'show', 'f', '--decision', 'maybe'], 'termgate audit show'],
     [['audit', 'keygen'], 'termgate audit keygen'],
     [['audit', 'report', 'f'], 'termgate audit report'],
+    [['audit', 'export'], 'termgate audit export'],
+    [
+      ['audit', 'export', 'f', '--otlp', 'http://127.0.0.1:9/v1/logs', '--redact-command', 'all'],
+      'termgate audit export',
+    ],
   ])('%j: exit 2, one "%s: MESSAGE" line and the --help hint on stderr, nothing on stdout', (argv, name) => {
     const { status, stdout, stderr } = termgate(...argv);
     expect(status).toBe(2);

@@ -4,11 +4,13 @@
  * shipper runs examples/rsyslog/termgate-audit-relp.conf (imfile on the
  * trail's segments → omrelp, disk-assisted queue); the collector runs
  * examples/rsyslog/termgate-collector-relp.conf (imrelp → a file). Between
- * them a TCP relay in the test is the network path, which the test takes
- * away for a while (its connections reset, its port refusing).
+ * them a TCP relay in the test is the network path, which the test pauses
+ * (the connection stays up, no byte passes) and takes away for a while (its
+ * connections reset, its port refusing).
  *
- * Through a collector restart (with commands run by a real `termgate serve`
- * while it is down) and a path that is gone for a while, every record reaches the collector. RELP is at-least-once, so the
+ * Through two collector restarts, a paused path and a path that is gone (with
+ * records written, and commands run by a real `termgate serve`, during
+ * each), every record reaches the collector. RELP is at-least-once, so the
  * collector's copy is deduplicated by `seq` (a duplicate must be the same
  * bytes), and then `termgate audit verify` (the built CLI) must find it
  * intact, with as many records as the trail.
@@ -37,15 +39,24 @@ async function freePort(): Promise<number> {
 
 /**
  * The network path: forwards each connection from `listenPort` to
- * `targetPort`. `pause()` keeps the connections open but drops every byte
- * either way (a path that stopped carrying packets); `resume()` resets the
- * connections that lived through the pause, as a path that comes back after
- * the peers' state diverged, and carries new ones again.
+ * `targetPort`.
+ *
+ * `pause()` is a path that stops carrying packets while both ends stay
+ * connected: the relay keeps its connections open and holds every byte, in
+ * both directions, instead of passing it on; `resume()` delivers what it
+ * held, in order, and carries bytes again. Nothing is lost or reset, as with
+ * TCP over a path that comes back before either end gave up; what the
+ * collector sees is only delay. `heldFromShipper()` is what the shipper sent
+ * into the paused path (the test waits until its records are there).
+ *
+ * `stop()` is a path that is gone: its connections are reset and its port
+ * refuses until `start()`.
  */
 class PausableRelay {
   private server: Server | null = null;
   private readonly pairs = new Set<[Socket, Socket]>();
   private paused = false;
+  private held: Array<{ to: Socket; chunk: Buffer }> = [];
 
   constructor(
     private readonly listenPort: number,
@@ -62,12 +73,8 @@ class PausableRelay {
         client.destroy();
         upstream.destroy();
       };
-      client.on('data', (chunk) => {
-        if (!this.paused) upstream.write(chunk);
-      });
-      upstream.on('data', (chunk) => {
-        if (!this.paused) client.write(chunk);
-      });
+      client.on('data', (chunk: Buffer) => this.forward(upstream, chunk));
+      upstream.on('data', (chunk: Buffer) => this.forward(client, chunk));
       for (const socket of pair) {
         socket.on('error', drop);
         socket.on('close', drop);
@@ -77,21 +84,43 @@ class PausableRelay {
     await new Promise<void>((resolve) => server.listen(this.listenPort, '127.0.0.1', resolve));
   }
 
+  private forward(to: Socket, chunk: Buffer): void {
+    if (this.paused) this.held.push({ to, chunk });
+    else to.write(chunk);
+  }
+
+  /** The connections that carry bytes now (or would, but for a pause). */
+  get connections(): number {
+    return this.pairs.size;
+  }
+
   pause(): void {
     this.paused = true;
   }
 
+  /** The bytes the shipper sent since the pause, not yet delivered to the collector. */
+  heldFromShipper(): string {
+    const upstreams = new Set([...this.pairs].map(([, upstream]) => upstream));
+    return Buffer.concat(
+      this.held.filter(({ to }) => upstreams.has(to)).map(({ chunk }) => chunk),
+    ).toString();
+  }
+
   resume(): void {
+    this.paused = false;
+    const held = this.held;
+    this.held = [];
+    for (const { to, chunk } of held) if (!to.destroyed) to.write(chunk);
+  }
+
+  async stop(): Promise<void> {
+    this.paused = false;
+    this.held = [];
     for (const [client, upstream] of this.pairs) {
       client.resetAndDestroy();
       upstream.destroy();
     }
     this.pairs.clear();
-    this.paused = false;
-  }
-
-  async stop(): Promise<void> {
-    this.resume();
     const server = this.server;
     this.server = null;
     if (server !== null) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -146,7 +175,7 @@ describe('RELP shipping between two rsyslog daemons', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  test('every record reaches the collector through its restart and a lost network path; deduplicated by seq, the copy verifies', async () => {
+  test('every record reaches the collector through two restarts, a paused and a lost network path; deduplicated by seq, the copy verifies', async () => {
     const trail = path.join(dir, 'trail');
     const file = path.join(trail, 'audit.jsonl');
     const collected = path.join(dir, 'collected', 'audit.jsonl');
@@ -198,6 +227,31 @@ describe('RELP shipping between two rsyslog daemons', () => {
       collector.start();
       await until('the records written while the collector was down', arrivedAll, daemons, counts);
 
+      // The network path pauses: the connection stays up, no byte passes either way. termgate
+      // writes and runs commands meanwhile; the shipper sends them into the path, the collector
+      // gets none of them; then the path carries again.
+      const beforePause = trailRecords().length;
+      expect(deduplicated(collected).unique).toHaveLength(beforePause);
+      expect(relay.connections).toBeGreaterThan(0);
+      relay.pause();
+      await writeRecords(file, 10, 'path-paused', 'first');
+      expect(await serve(file, ['echo path-paused', 'exit 5'])).toEqual([0, 5]);
+      const pausedRecords = trailRecords().slice(beforePause);
+      expect(pausedRecords.length).toBeGreaterThanOrEqual(14);
+      const lastHash = (JSON.parse(pausedRecords.at(-1)!) as { hash: string }).hash;
+      await until(
+        'the shipper to send the records written during the pause into the paused path',
+        () => relay.heldFromShipper().includes(lastHash),
+        daemons,
+        counts,
+      );
+      for (const record of pausedRecords) {
+        expect(relay.heldFromShipper()).toContain((JSON.parse(record) as { hash: string }).hash);
+      }
+      expect(deduplicated(collected).unique).toHaveLength(beforePause);
+      relay.resume();
+      await until('the records written while the path was paused', arrivedAll, daemons, counts);
+
       // The network path goes away: its connections reset, the port refuses, for a while.
       await relay.stop();
       await writeRecords(file, 10, 'path-down', 'first');
@@ -205,6 +259,14 @@ describe('RELP shipping between two rsyslog daemons', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       await relay.start();
       await until('the records written while the path was down', arrivedAll, daemons, counts);
+
+      // The collector restarts a second time, now right after a burst it has not all stored yet.
+      await writeRecords(file, 10, 'before-second-restart');
+      await collector.stop();
+      await writeRecords(file, 10, 'collector-down-again', 'first');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      collector.start();
+      await until('the records written around the second restart', arrivedAll, daemons, counts);
       await writeRecords(file, 5, 'last');
       await until('the last records', arrivedAll, daemons, counts);
     } finally {

@@ -1,6 +1,6 @@
 /**
  * `@termgate/audit/otlp`: the trail's export as OpenTelemetry logs
- * (docs/AUDIT.md, "OpenTelemetry"). A subpath of its own so that the
+ * (docs/AUDIT.md, "OpenTelemetry export"). A subpath of its own so that the
  * OpenTelemetry SDK loads only for `termgate audit export`, never for
  * `serve` or the other `audit` commands. For composition roots (the cli)
  * and tests, like `@termgate/audit/adapters`.
