@@ -60,6 +60,7 @@ export {
   type HttpFields,
   type NetworkRecord,
   type PolicyFields,
+  type PrincipalFields,
   type ProcessFields,
   type ReadBack,
   type ReadBackGroups,
@@ -74,6 +75,7 @@ export {
   type TermgateFields,
   type TerminalProcessRecord,
   type TruncatedFields,
+  type UserFields,
 } from './record-schema.js';
 export {
   type CommandRedaction,

@@ -1,5 +1,11 @@
 import { readAuditLines } from './line-reader.js';
-import { type ClientFields, groupOf, type RecordedVerdict, readRecordGroups } from './record-schema.js';
+import {
+  type ClientFields,
+  groupOf,
+  type PrincipalFields,
+  type RecordedVerdict,
+  readRecordGroups,
+} from './record-schema.js';
 
 /**
  * A gate decision as recorded in `termgate.decision`: `ask` on the create
@@ -55,6 +61,10 @@ export interface AuditQuery {
   readonly grep?: RegExp;
   /** `termgate.client.name` equals this; records without a client never match. */
   readonly client?: string;
+  /** `user.id` (the principal's subject) equals this; records without a principal never match. */
+  readonly principal?: string;
+  /** `termgate.principal.issuer` equals this; records without a principal never match. */
+  readonly principalIssuer?: string;
 }
 
 export function matchesAuditQuery(record: Readonly<Record<string, unknown>>, query: AuditQuery): boolean {
@@ -70,6 +80,12 @@ export function matchesAuditQuery(record: Readonly<Record<string, unknown>>, que
     if (typeof id !== 'string' || !id.startsWith(query.terminal)) return false;
   }
   if (query.client !== undefined && groupOf<ClientFields>(termgate.client).name !== query.client)
+    return false;
+  if (query.principal !== undefined && fields.user.id !== query.principal) return false;
+  if (
+    query.principalIssuer !== undefined &&
+    groupOf<PrincipalFields>(termgate.principal).issuer !== query.principalIssuer
+  )
     return false;
   if (query.grep !== undefined) {
     const line = fields.process.command_line;

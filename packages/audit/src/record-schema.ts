@@ -1,7 +1,7 @@
 /**
  * The records termgate writes (docs/AUDIT.md, "Records"), as types: the one
  * place their field names are defined. ECS field sets where ECS has the
- * field (`event`, `process`, `rule`, `host`, `destination`, `http`),
+ * field (`event`, `process`, `rule`, `host`, `destination`, `http`, `user`),
  * termgate's own under `termgate`. The sink adds the envelope
  * (`@timestamp`, `log`, `ecs`, `service`) and the chain (`seq`, `prev_hash`,
  * `nonce`, `prev_file`, `checkpoint`, `hash`; `record-fields.ts`).
@@ -49,6 +49,16 @@ export type ProcessFields = {
 
 /** ECS `rule.*`: the ids of the rules that decided (none: the policy's default). */
 export type RuleFields = { readonly id: readonly string[] };
+
+/**
+ * ECS `user.*`: the authenticated principal of a terminal record, `id` its
+ * subject (a bearer token's `sub`); its issuer is `termgate.principal.issuer`.
+ * Absent when the caller was not authenticated (stdio, ACP).
+ */
+export type UserFields = { readonly id: string };
+
+/** `termgate.principal`: what names the principal beside `user.id`. */
+export type PrincipalFields = { readonly issuer: string };
 
 /** ECS `host.*`. */
 export type HostFields = { readonly hostname: string };
@@ -111,6 +121,7 @@ export type CallerFields = {
   readonly client?: ClientFields;
   readonly protocol?: string;
   readonly scope?: string;
+  readonly principal?: PrincipalFields;
   readonly truncated?: Readonly<Record<string, TruncatedFields>>;
 };
 
@@ -143,6 +154,7 @@ export type DecisionRecord = {
   readonly event: EventFields;
   readonly process: ProcessFields;
   readonly rule?: RuleFields;
+  readonly user?: UserFields;
   readonly termgate: TermgateFields;
 };
 
@@ -150,6 +162,7 @@ export type DecisionRecord = {
 export type AnswerRecord = {
   readonly event: EventFields;
   readonly process: ProcessFields;
+  readonly user?: UserFields;
   readonly termgate: TermgateFields;
 };
 
@@ -157,6 +170,7 @@ export type AnswerRecord = {
 export type TerminalProcessRecord = {
   readonly event: EventFields;
   readonly process: ProcessFields;
+  readonly user?: UserFields;
   readonly termgate: TermgateFields;
 };
 
@@ -189,6 +203,7 @@ export type RecordGroups = {
   readonly host?: HostFields;
   readonly destination?: DestinationFields;
   readonly http?: HttpFields;
+  readonly user?: UserFields;
   readonly termgate?: TermgateFields;
 };
 
@@ -219,6 +234,7 @@ export function readRecordGroups(record: Readonly<Record<string, unknown>>): Rea
     host: groupOf<HostFields>(record.host),
     destination: groupOf<DestinationFields>(record.destination),
     http: groupOf<HttpFields>(record.http),
+    user: groupOf<UserFields>(record.user),
     termgate: groupOf<TermgateFields>(record.termgate),
   };
 }

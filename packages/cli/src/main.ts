@@ -15,16 +15,21 @@ Usage:
                  [--audit-rotate-size SIZE] [--audit-rotate-age DURATION] [--audit-signing-key FILE]
                  [--audit-checkpoint-every N] [--audit-checkpoint-interval DURATION]
                  [--approval-timeout SECONDS] [--approval-state-ttl SECONDS]
-  termgate acp-proxy [same options as serve but --approval-state-ttl] -- AGENT [ARG...]
+                 [--http HOST:PORT [--tls-key FILE --tls-cert FILE] [--allowed-origin ORIGIN]...
+                  [--allowed-host NAME]...]
+  termgate acp-proxy [same options as serve but --approval-state-ttl and the --http ones] -- AGENT [ARG...]
   termgate policy check FILE [--managed-policy FILE]
   termgate policy test FILE [--managed-policy FILE]
   termgate policy explain FILE [--managed-policy FILE] [--json] [--cwd DIR] [--env NAME=VALUE]... [--argv] -- COMMAND...
   termgate policy explain FILE --json < requests.jsonl
   termgate audit verify FILE|DIR... [--anchor SEQ:HASH]... [--public-key FILE]... [--json]
   termgate audit keygen FILE
-  termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
+  termgate audit report FILE|DIR... --html OUT [--public-key FILE]... [--redact-command keep|hash|cut:N] [--redact-args]
+                        [--principal SUBJECT] [--principal-issuer ISSUER]
+  termgate audit export FILE|DIR --otlp URL [--cursor FILE] [--follow] [--interval DURATION]
+                        [--redact-command keep|hash|cut:N] [--redact-args] [--header NAME=VALUE]...
   termgate audit show FILE|DIR... [--since WHEN] [--decision allow|deny|ask] [--terminal ID] [--client NAME]
-                      [--grep REGEX] [--json | --summary]
+                      [--principal SUBJECT] [--principal-issuer ISSUER] [--grep REGEX] [--json | --summary]
   termgate --version | -v
   termgate --help | -h | help
 

@@ -21,7 +21,8 @@ export interface AskedApproval {
  * answers. An always-answer covers the exact request (command line, or
  * program and arguments), in the exact resolved cwd, with the same client-set
  * variable names and values, in the same caller scope (an ACP session; the
- * whole server for MCP), for this object's life. Never a prefix.
+ * whole server for MCP) and for the same principal (one person's "always"
+ * never covers another's), for this object's life. Never a prefix.
  */
 export class Approvals {
   private readonly always = new Map<string, string>();
@@ -134,6 +135,8 @@ function alwaysKey(request: GateRequest, decided: RecordedDecision): string {
   const { spec, caller } = request;
   return JSON.stringify([
     caller.scope ?? '',
+    caller.principal?.issuer ?? null,
+    caller.principal?.subject ?? null,
     spec.command,
     spec.args,
     decided.resolvedCwd ?? spec.cwd,

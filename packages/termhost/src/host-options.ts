@@ -41,6 +41,20 @@ export interface ProcessTerminalHostOptions {
    */
   readonly maxTerminals?: number;
   /**
+   * Terminals one principal (`CallerContext.principal`; callers without one
+   * are one anonymous principal) may have at once, within `maxTerminals`.
+   * Default: `maxTerminals` (no ceiling of its own).
+   */
+  readonly maxTerminalsPerPrincipal?: number;
+  /**
+   * Ceiling on the output one principal's terminals may retain together:
+   * each terminal holds its `outputByteLimit` from create to release, and a
+   * create that would take a principal past this is refused
+   * (`TERMINAL_LIMIT_REACHED`, after reclaiming as `reclaimExited` says).
+   * Default: none beyond `maxTerminalsPerPrincipal × maxOutputBytes`.
+   */
+  readonly maxOutputBytesPerPrincipal?: number;
+  /**
    * When `maxTerminals` is reached, `create` releases an exited terminal of
    * the caller's scope to make room instead of refusing: one whose process
    * group is gone before one whose background jobs still run (they are
@@ -79,6 +93,8 @@ export interface HostSettings {
   readonly inheritEnv: Readonly<Record<string, string | undefined>>;
   readonly maxOutputBytes: number;
   readonly maxTerminals: number;
+  readonly maxTerminalsPerPrincipal: number;
+  readonly maxOutputBytesPerPrincipal: number | undefined;
   readonly reclaimExited: boolean;
   readonly killGraceMs: number;
   readonly timeoutMs: number | undefined;
@@ -100,6 +116,15 @@ export function hostSettings(options: ProcessTerminalHostOptions): HostSettings 
     'maxOutputBytes',
   );
   const maxTerminals = nonNegativeInteger(options.maxTerminals, DEFAULT_MAX_TERMINALS, 'maxTerminals');
+  const maxTerminalsPerPrincipal = nonNegativeInteger(
+    options.maxTerminalsPerPrincipal,
+    maxTerminals,
+    'maxTerminalsPerPrincipal',
+  );
+  const maxOutputBytesPerPrincipal =
+    options.maxOutputBytesPerPrincipal === undefined
+      ? undefined
+      : nonNegativeInteger(options.maxOutputBytesPerPrincipal, 0, 'maxOutputBytesPerPrincipal');
   const reclaimExited = options.reclaimExited ?? false;
   const killGraceMs = nonNegativeInteger(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs');
   if (options.timeoutMs !== undefined && !isPositiveInteger(options.timeoutMs)) {
@@ -118,6 +143,8 @@ export function hostSettings(options: ProcessTerminalHostOptions): HostSettings 
     inheritEnv,
     maxOutputBytes,
     maxTerminals,
+    maxTerminalsPerPrincipal,
+    maxOutputBytesPerPrincipal,
     reclaimExited,
     killGraceMs,
     timeoutMs,

@@ -45,6 +45,7 @@ export {
 export type { SandboxProfile } from './sandbox-profile.js';
 export type {
   CallerContext,
+  CallerPrincipal,
   ExitStatus,
   ResolvedTerminalSpec,
   TerminalId,

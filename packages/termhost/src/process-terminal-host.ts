@@ -80,7 +80,7 @@ export class ProcessTerminalHost implements TerminalHost {
   constructor(options: ProcessTerminalHostOptions) {
     this.#settings = hostSettings(options);
     this.#specs = new SpecResolver(this.#settings);
-    this.#terminals = new TerminalRegistry(this.#settings.maxTerminals, this.#settings.reclaimExited);
+    this.#terminals = new TerminalRegistry(this.#settings);
     this.#launcher = new CommandLauncher(this.#settings.spawner, this.#settings.inheritEnv);
     this.#events = new TerminalEvents(this.#settings.observer, this.#settings.onError);
   }
@@ -144,13 +144,13 @@ export class ProcessTerminalHost implements TerminalHost {
       cwd === resolved.cwd ? resolved : Object.freeze({ ...resolved, cwd });
 
     this.#assertOpen();
-    await this.#terminals.reserve(caller.scope ?? '', () => this.#assertOpen());
+    const slot = await this.#terminals.reserve(caller, judged.outputByteLimit, () => this.#assertOpen());
     let child: SpawnedProcess;
     try {
       await checkDirectory(cwd);
       child = await this.#launcher.spawn(judged, judged.env, decision.sandbox, id);
     } catch (error) {
-      this.#terminals.unreserve();
+      this.#terminals.unreserve(slot);
       throw error;
     }
 

@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { OutputTail } from './output-tail.js';
 import type { ProcessExit, SpawnedProcess } from './ports/process-spawner.js';
 import type { WaitOptions } from './ports/terminal-host.js';
+import { type TerminalOwner, terminalOwner } from './terminal-owner.js';
 import type {
   CallerContext,
   ExitStatus,
@@ -59,6 +60,8 @@ export class ProcessTerminal {
   readonly spec: ResolvedTerminalSpec;
   readonly caller: CallerContext;
   readonly scope: string;
+  /** Who it belongs to (`terminal-owner.ts`): what lookups and the per-principal limits compare. */
+  readonly owner: TerminalOwner;
   readonly pid: number;
   /** @internal The host's use counter at the last verb on this terminal: what reclaiming orders by. */
   lastUsed = 0;
@@ -86,6 +89,7 @@ export class ProcessTerminal {
     this.spec = init.spec;
     this.caller = init.caller;
     this.scope = init.caller.scope ?? '';
+    this.owner = terminalOwner(init.caller);
     this.#process = init.process;
     this.pid = init.process.pid;
     this.#tail = new OutputTail(init.spec.outputByteLimit);

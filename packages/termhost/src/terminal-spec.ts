@@ -82,13 +82,31 @@ export interface TerminalOutput {
   readonly exitStatus: ExitStatus | null;
 }
 
-/** Who is calling, as far as the protocol adapter knows. Opaque to the host except `scope`. */
+/**
+ * An authenticated caller, as the transport that checked its credentials
+ * names it (for a bearer token: the token's `sub` and `iss`). A plain value:
+ * the host compares it, it never checks it.
+ */
+export interface CallerPrincipal {
+  readonly subject: string;
+  readonly issuer: string;
+}
+
+/** Who is calling, as far as the protocol adapter knows. Opaque to the host except `scope` and `principal`. */
 export interface CallerContext {
   /**
    * Terminals are visible only to callers with the same scope. ACP uses one
    * scope per session; MCP uses the default (empty) scope.
    */
   readonly scope?: string;
+  /**
+   * Who the caller is authenticated as; absent: nobody is (stdio, ACP). A
+   * terminal belongs to the principal that created it: a caller with another
+   * principal (or none) cannot see it, exactly as if the id were unknown.
+   * The per-principal limits count the terminals of one principal (absent:
+   * the anonymous principal, one for all such callers).
+   */
+  readonly principal?: CallerPrincipal;
   readonly clientName?: string;
   readonly clientVersion?: string;
   /** Protocol and revision, e.g. `"mcp/2026-07-28"` or `"acp/1"`. */

@@ -3,6 +3,7 @@ import {
   type ClientFields,
   groupOf,
   type PolicyFields,
+  type PrincipalFields,
   type ReadBackGroups,
   readRecordGroups,
   type SandboxFields,
@@ -23,6 +24,8 @@ export interface ReportTerminal {
   reason: string | null;
   envNames: string[];
   client: string | null;
+  /** The principal (`user.id`, with `termgate.principal.issuer` after a space in parentheses); null: none. */
+  principal: string | null;
   protocol: string | null;
   pid: number | null;
   exitCode: number | null;
@@ -112,6 +115,7 @@ export class ReportModelBuilder {
     const seq = num(record.seq);
     if (seq !== null) terminal.seqs.push(seq);
     terminal.client ??= str(groupOf<ClientFields>(termgate.client).name);
+    terminal.principal ??= principalOf(fields);
     terminal.protocol ??= str(termgate.protocol);
     switch (action) {
       case 'terminal-create':
@@ -194,6 +198,7 @@ export class ReportModelBuilder {
         reason: null,
         envNames: [],
         client: null,
+        principal: null,
         protocol: null,
         pid: null,
         exitCode: null,
@@ -226,4 +231,12 @@ function serverOf({ termgate }: ReadBackGroups, at: number | null): ReportServer
     sandboxMode: str(sandbox.mode),
     network: typeof network === 'string' ? network : Array.isArray(network) ? strings(network) : null,
   };
+}
+
+/** The record's principal as the report shows it: `subject (issuer)`, or null without one. */
+function principalOf(fields: ReadBackGroups): string | null {
+  const subject = str(fields.user.id);
+  if (subject === null) return null;
+  const issuer = str(groupOf<PrincipalFields>(fields.termgate.principal).issuer);
+  return issuer === null ? subject : `${subject} (${issuer})`;
 }

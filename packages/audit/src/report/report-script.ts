@@ -36,7 +36,7 @@ export const REPORT_SCRIPT = `
   // Lower-cased search text, once per terminal.
   for (var i = 0; i < terminals.length; i++) {
     var t = terminals[i];
-    t.search = [t.id, t.command, t.cwd, t.reason, t.client, t.rules.join(' '), t.envNames.join(' ')]
+    t.search = [t.id, t.command, t.cwd, t.reason, t.client, t.principal, t.rules.join(' '), t.envNames.join(' ')]
       .join('\\n').toLowerCase();
   }
 
@@ -86,6 +86,7 @@ export const REPORT_SCRIPT = `
     add('reason', t.reason);
     add('env names', t.envNames.join(', '));
     add('client', t.client);
+    add('principal', t.principal);
     add('protocol', t.protocol);
     add('pid', t.pid);
     add('start', iso(t.start));

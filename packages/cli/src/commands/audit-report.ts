@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import {
+  type AuditQuery,
   loadPublicKeys,
+  matchesAuditQuery,
   ReportModelBuilder,
   type ReportVerification,
   readAuditRecords,
@@ -17,7 +19,8 @@ import { UsageError } from './usage.js';
 
 /**
  * `termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
- * [--redact-command keep|hash|cut:N] [--redact-args]`:
+ * [--redact-command keep|hash|cut:N] [--redact-args] [--principal SUBJECT]
+ * [--principal-issuer ISSUER]`:
  * verifies the trail, then writes one self-contained HTML review report
  * (mode 0600: it holds the same commands as the trail). The report is
  * written whatever the verification found, which it shows on top. Redaction
@@ -32,7 +35,13 @@ export function reportCommand(
 ): number {
   const { files: args, values } = parseAuditArgs(
     argv,
-    { html: { type: 'string' }, 'public-key': { type: 'string', multiple: true }, ...REDACTION_OPTIONS },
+    {
+      html: { type: 'string' },
+      'public-key': { type: 'string', multiple: true },
+      principal: { type: 'string' },
+      'principal-issuer': { type: 'string' },
+      ...REDACTION_OPTIONS,
+    },
     1,
     Number.POSITIVE_INFINITY,
   );
@@ -50,13 +59,19 @@ export function reportCommand(
     status: verdict.status === 'open' || verdict.status === 'open-or-cut' ? 'unsigned' : verdict.status,
     text: describeVerdict(label, result, verdict),
   };
+  // The report covers the whole trail's verification, and only the chosen principal's terminals.
+  const query: AuditQuery = {
+    ...(values.principal !== undefined && { principal: values.principal }),
+    ...(values['principal-issuer'] !== undefined && { principalIssuer: values['principal-issuer'] }),
+  };
   const builder = new ReportModelBuilder();
   const roundTrips = askRoundTrips(files);
   for (const file of files) {
     for (const entry of readAuditRecords(file)) {
       if ('record' in entry) {
         // A 2026-07-28 approval round trip is one terminal: the retry's, which ran (or was refused).
-        if (!roundTrips.superseded(entry.record)) builder.add(redactRecord(entry.record, redaction));
+        if (matchesAuditQuery(entry.record, query) && !roundTrips.superseded(entry.record))
+          builder.add(redactRecord(entry.record, redaction));
       } else io.stderr.write(`termgate audit: ${file}:${entry.line}: ${entry.problem}, skipped\n`);
     }
   }

@@ -49,10 +49,13 @@ export const AUDIT_USAGE = `Usage:
       and FILE.pub (public). Never overwrites.
   termgate audit report FILE|DIR... --html OUT [--public-key FILE]...
                         [--redact-command keep|hash|cut:N] [--redact-args]
+                        [--principal SUBJECT] [--principal-issuer ISSUER]
       Verify the trail and write a review report: one self-contained HTML file
       (no network, no external assets) with the verification result on top, a
       timeline of terminals, refusals highlighted, filters by decision, rule,
-      client and text, and each terminal's details. Exit codes as verify.
+      client and text, and each terminal's details. With --principal (and
+      --principal-issuer), only that principal's terminals; the verification
+      still covers the whole trail. Exit codes as verify.
       --redact-command  hash: each command line as sha256:HEX; cut:N: its first N
                         characters; both drop the argument values too
       --redact-args     argument values dropped (program names stay)
@@ -69,11 +72,14 @@ export const AUDIT_USAGE = `Usage:
       Exit 0 exported, 1 the collector failed or the trail does not chain on from
       the cursor, 2 usage or I/O error.
   termgate audit show FILE|DIR... [--since ISO|DURATION] [--decision ${AUDIT_DECISIONS.join('|')}]
-                           [--terminal ID] [--client NAME] [--grep REGEX] [--json | --summary]
+                           [--terminal ID] [--client NAME] [--principal SUBJECT]
+                           [--principal-issuer ISSUER] [--grep REGEX] [--json | --summary]
       Print records as a table (or JSON Lines with --json). Filters are ANDed.
       --since     an ISO time, or a duration back from now: 90s, 15m, 1h, 2d, 1h30m
       --terminal  a terminal id or its first characters
       --client    the client's name, as recorded (termgate.client.name)
+      --principal the authenticated principal's subject (user.id, a token's sub)
+      --principal-issuer  its issuer (termgate.principal.issuer, a token's iss)
       --grep      a JavaScript regular expression tested against the command line
       --summary   counts of the matching commands by decision, rule and program
       With --decision ask or --summary, a 2026-07-28 approval round trip (the call
@@ -139,6 +145,8 @@ function show(argv: readonly string[], io: CliIo): number {
       decision: { type: 'string' },
       terminal: { type: 'string' },
       client: { type: 'string' },
+      principal: { type: 'string' },
+      'principal-issuer': { type: 'string' },
       grep: { type: 'string' },
       json: { type: 'boolean' },
       summary: { type: 'boolean' },
@@ -176,7 +184,15 @@ function show(argv: readonly string[], io: CliIo): number {
 }
 
 function buildQuery(
-  values: { since?: string; decision?: string; terminal?: string; client?: string; grep?: string },
+  values: {
+    since?: string;
+    decision?: string;
+    terminal?: string;
+    client?: string;
+    principal?: string;
+    'principal-issuer'?: string;
+    grep?: string;
+  },
   now: Date,
 ): AuditQuery {
   const query: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
@@ -188,6 +204,8 @@ function buildQuery(
   }
   if (values.terminal !== undefined) query.terminal = values.terminal;
   if (values.client !== undefined) query.client = values.client;
+  if (values.principal !== undefined) query.principal = values.principal;
+  if (values['principal-issuer'] !== undefined) query.principalIssuer = values['principal-issuer'];
   if (values.grep !== undefined) {
     try {
       query.grep = new RegExp(values.grep);

@@ -8,6 +8,7 @@ import type {
   ServerRecord,
   TermgateFields,
   TerminalProcessRecord,
+  UserFields,
 } from '@termgate/audit';
 import type { CallerContext, ExitedEvent, GateRequest, SpawnedEvent } from '@termgate/termhost';
 import type { SimpleCommand, Verdict } from '../decision.js';
@@ -89,13 +90,26 @@ function callerFields(caller: CallerContext, cap: FieldCapper): CallerFields {
   if (caller.protocol !== undefined) fields.protocol = caller.protocol;
   if (caller.scope !== undefined && caller.scope !== '')
     fields.scope = cap.text('termgate.scope', caller.scope);
+  if (caller.principal !== undefined)
+    fields.principal = { issuer: cap.text('termgate.principal.issuer', caller.principal.issuer) };
   return fields;
 }
 
-/** The caller's fields, capped, with `truncated` when a cap applied. */
-function callerAndCaps(caller: CallerContext): CallerFields {
+/** ECS `user`: the caller's principal's subject, when it has one (its issuer is in `callerFields`). */
+function userFields(caller: CallerContext, cap: FieldCapper): { readonly user?: UserFields } {
+  return caller.principal === undefined
+    ? {}
+    : { user: { id: cap.text('user.id', caller.principal.subject) } };
+}
+
+/** The caller's `user` and `termgate` fields, capped, with `truncated` when a cap applied. */
+function callerAndCaps(caller: CallerContext): {
+  readonly user?: UserFields;
+  readonly termgate: CallerFields;
+} {
   const cap = new FieldCapper();
-  return { ...callerFields(caller, cap), ...cap.fields() };
+  const user = userFields(caller, cap);
+  return { ...user, termgate: { ...callerFields(caller, cap), ...cap.fields() } };
 }
 
 function commandLine(request: GateRequest): string {
@@ -117,7 +131,9 @@ export function decisionEvent(
   const cap = new FieldCapper();
   const line = cap.text('process.command_line', commandLine(request));
   const caller = callerFields(request.caller, cap);
+  const user = userFields(request.caller, cap);
   return {
+    ...user,
     event: {
       kind: 'event',
       category: ['process'],
@@ -176,7 +192,9 @@ export function answerEvent(request: GateRequest, answer: RecordedAnswer): Answe
   const cap = new FieldCapper();
   const line = cap.text('process.command_line', commandLine(request));
   const caller = callerFields(request.caller, cap);
+  const user = userFields(request.caller, cap);
   return {
+    ...user,
     event: {
       kind: 'event',
       category: ['process'],
@@ -220,7 +238,9 @@ export function spawnEvent(
   sandboxSha256?: string,
   approvalId?: string,
 ): TerminalProcessRecord {
+  const { user, termgate: caller } = callerAndCaps(event.caller);
   return {
+    ...(user !== undefined && { user }),
     event: {
       kind: 'event',
       category: ['process'],
@@ -233,7 +253,7 @@ export function spawnEvent(
       terminal_id: event.terminalId,
       ...(sandboxSha256 !== undefined ? { sandbox: { sha256: sandboxSha256 } } : {}),
       ...(approvalId !== undefined ? { approval: { id: approvalId } } : {}),
-      ...callerAndCaps(event.caller),
+      ...caller,
     },
   };
 }
@@ -241,7 +261,9 @@ export function spawnEvent(
 /** `terminal-exit`: the process ended; `pid` when the spawn was seen. */
 export function exitEvent(event: ExitedEvent, pid?: number): TerminalProcessRecord {
   const { exitCode, signal, timedOut } = event.exitStatus;
+  const { user, termgate: caller } = callerAndCaps(event.caller);
   return {
+    ...(user !== undefined && { user }),
     event: {
       kind: 'event',
       category: ['process'],
@@ -263,7 +285,7 @@ export function exitEvent(event: ExitedEvent, pid?: number): TerminalProcessReco
       dropped_bytes: event.droppedBytes,
       output_sha256: event.outputSha256,
       ...(event.exitStatus.processesLeft === true && { processes_left: true }),
-      ...callerAndCaps(event.caller),
+      ...caller,
     },
   };
 }

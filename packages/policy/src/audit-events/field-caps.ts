@@ -16,6 +16,9 @@ export const FIELD_CAPS = Object.freeze({
   'termgate.client.name': 256,
   'termgate.client.version': 128,
   'termgate.scope': 256,
+  /** The principal: a token's subject and issuer (checked by the transport, still bounded here). */
+  'user.id': 1024,
+  'termgate.principal.issuer': 1024,
   'termgate.terminal_id': 128,
   'termgate.cwd_requested': 4096,
   /** Each name; the list keeps its first `ENV_NAMES_MAX_ITEMS`. */
