@@ -92,10 +92,12 @@ export class PolicyCheckCache {
   /** Records that `policyText` passed. Returns false (and records nothing) when the directory is not the server's own. */
   record(policyText: string): boolean {
     const key = this.key(policyText);
+    // One level only: the trail's directory exists by now (the trail is open), and Node 20's
+    // recursive mkdir never returns under /proc (`--audit /proc/nope/audit.jsonl` hung serve).
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    } catch {
-      return false;
+      mkdirSync(this.dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
     }
     if (!this.trustedDirectory()) return false;
     const temporary = join(this.dir, `.${key}.${randomBytes(6).toString('hex')}`);

@@ -26,8 +26,8 @@ interface Outcome {
   readonly stderr: string;
 }
 
-function serve(audit: string, wrap: readonly string[] = []): ChildProcess {
-  const argv = [process.execPath, SERVER_BIN, 'serve', '--audit', audit, ...defaultPolicyArgs(false)];
+function serve(audit: string, wrap: readonly string[] = [], sandboxed = false): ChildProcess {
+  const argv = [process.execPath, SERVER_BIN, 'serve', '--audit', audit, ...defaultPolicyArgs(sandboxed)];
   const [command, ...args] = [...wrap, ...argv];
   return spawn(command!, args, { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
 }
@@ -72,6 +72,24 @@ describe('serve --audit with a path that cannot hold a trail', () => {
       expect(result.stderr).toMatch(reason);
     },
     EXIT_MS + 10_000,
+  );
+
+  // The shipped (sandboxed) policy also keeps its start-up check cache beside the trail: its
+  // directory was made by Node 20's recursive mkdir, which never returns under /proc (it hung).
+  test.each(cases.filter(([name]) => /proc|sys/.test(name)))(
+    '%s, under the shipped sandboxed policy: exit 1 with the reason, stdin open and closed',
+    async (_name, audit, reason) => {
+      for (const closeFirst of [false, true]) {
+        const child = serve(audit(), [], true);
+        if (closeFirst) child.stdin!.end();
+        const result = await outcome(child);
+        child.stdin!.end();
+        expect(result).toMatchObject({ code: 1, signal: null });
+        expect(result.stderr).toMatch(/refusing to start: cannot open audit file/);
+        expect(result.stderr).toMatch(reason);
+      }
+    },
+    2 * EXIT_MS + 10_000,
   );
 
   test.each(cases)(
