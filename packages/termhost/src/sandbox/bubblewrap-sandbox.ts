@@ -26,6 +26,7 @@ import {
 } from './kernel-layers.js';
 import { NamespaceHolder, SANDBOX_PROXY_PORT } from './namespace-holder.js';
 import { type LaunchSteps, launch, launcherArgv } from './perl-launcher.js';
+import { proxyEnvironment } from './proxy-credentials.js';
 import { type SandboxIdentity, unreachableBy } from './sandbox-identity.js';
 import type { SandboxLimits } from './sandbox-limits.js';
 import { probe, probeChain } from './sandbox-probe.js';
@@ -247,7 +248,8 @@ export class BubblewrapSandbox {
     let credential: string | null = null;
     if (profile.network === 'proxy' && this.#proxy !== null) {
       credential = request.terminalId ?? `spawn-${randomUUID()}`;
-      Object.assign(env, proxyEnv(credential, this.#proxy.issue(credential)));
+      // Another terminal cannot read it: each has its own pid namespace, so no other terminal's /proc/<pid>/environ.
+      Object.assign(env, proxyEnvironment(credential, this.#proxy.issue(credential), SANDBOX_PROXY_PORT));
     }
     const revoke = (): void => {
       if (credential !== null) this.#proxy?.revoke(credential);
@@ -315,27 +317,6 @@ export class BubblewrapSandbox {
  */
 const RELAY_CHILDREN = 8 * (MAX_PENDING_CONNECTIONS + MAX_CONNECTIONS_PER_TERMINAL);
 const RELAY_BACKLOG = 512;
-
-const NO_PROXY = 'localhost,127.0.0.1,::1';
-/**
- * The proxy URL of one terminal, with its own credential (the proxy names
- * the terminal from it); both spellings: curl and Python read the
- * lower-case ones, npm and Go either. Another terminal cannot read it: each
- * has its own pid namespace, so no other terminal's /proc/<pid>/environ.
- */
-function proxyEnv(terminalId: string, secret: string): Record<string, string> {
-  const url = `http://${encodeURIComponent(terminalId)}:${encodeURIComponent(secret)}@127.0.0.1:${SANDBOX_PROXY_PORT}`;
-  return {
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    ALL_PROXY: url,
-    http_proxy: url,
-    https_proxy: url,
-    all_proxy: url,
-    NO_PROXY,
-    no_proxy: NO_PROXY,
-  };
-}
 
 /**
  * The profile without the covers (hidden paths, placeholders) that the

@@ -23,6 +23,7 @@ import { type LandlockSteps, landlockArgv, landlockVersionArgv } from './landloc
 import { HANDLED_FS, HANDLED_NET, LANDLOCK_MIN_ABI, landlockRules, SCOPED } from './landlock-rules.js';
 import { LoopbackRelay } from './loopback-relay.js';
 import { launch } from './perl-launcher.js';
+import { proxyEnvironment } from './proxy-credentials.js';
 import type { SandboxIdentity } from './sandbox-identity.js';
 import type { SandboxLimits } from './sandbox-limits.js';
 import { SandboxUnavailableError, sandboxError } from './sandbox-unavailable-error.js';
@@ -235,7 +236,7 @@ export class LandlockSandbox {
       credential = request.terminalId ?? `spawn-${randomUUID()}`;
       Object.assign(
         env,
-        proxyVariables(credential, this.proxy.proxy.issue(credential), this.proxy.relay.port),
+        proxyEnvironment(credential, this.proxy.proxy.issue(credential), this.proxy.relay.port),
       );
     }
     const steps: LandlockSteps = {
@@ -336,21 +337,4 @@ function trySignal(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // gone
   }
-}
-
-const NO_PROXY = 'localhost,127.0.0.1,::1';
-
-/** The proxy variables of one terminal, with its own credential (as the namespaces tier's, on the relay's port). */
-function proxyVariables(terminalId: string, secret: string, port: number): Record<string, string> {
-  const url = `http://${encodeURIComponent(terminalId)}:${encodeURIComponent(secret)}@127.0.0.1:${port}`;
-  return {
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    ALL_PROXY: url,
-    http_proxy: url,
-    https_proxy: url,
-    all_proxy: url,
-    NO_PROXY,
-    no_proxy: NO_PROXY,
-  };
 }

@@ -80,3 +80,24 @@ export class ProxyCredentials {
 function same(given: Buffer, secret: Buffer): boolean {
   return given.length === secret.length && timingSafeEqual(given, secret);
 }
+
+const NO_PROXY = 'localhost,127.0.0.1,::1';
+
+/**
+ * The proxy variables of one terminal, with its own credential, for the
+ * proxy at `127.0.0.1:port`; both spellings: curl and Python read the
+ * lower-case ones, npm and Go either. Loopback itself is never proxied.
+ */
+export function proxyEnvironment(terminalId: string, secret: string, port: number): Record<string, string> {
+  const url = `http://${encodeURIComponent(terminalId)}:${encodeURIComponent(secret)}@127.0.0.1:${port}`;
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY,
+    no_proxy: NO_PROXY,
+  };
+}
